@@ -1,0 +1,26 @@
+"""The ``autotune`` command."""
+
+from __future__ import annotations
+
+import typer
+
+from autotune.cli._probe import probe
+from autotune.cli._run import run
+from autotune.cli._studies import best, show, studies
+
+app = typer.Typer(
+    help="Measure, don't guess: the DataLoader settings that keep your GPU fed.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+_PASSTHROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
+app.command(context_settings=_PASSTHROUGH)(probe)
+app.command(context_settings=_PASSTHROUGH)(run)
+app.command()(studies)
+app.command()(show)
+app.command()(best)
+
+
+def main() -> None:
+    app()

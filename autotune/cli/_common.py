@@ -1,0 +1,61 @@
+"""What every command shares: one-line errors, the consoles, opening storage and studies."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import optuna
+import typer
+from rich.console import Console
+
+from autotune.store import StorageError, open_storage, storage_url
+from autotune.tuner import StudyError, load_study
+
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One clear line on stderr and a non-zero exit; never a traceback."""
+    err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def check_script(script: Path) -> None:
+    if not script.exists():
+        fail(f"script {script} does not exist; pass the path of your training script")
+    if not script.is_file():
+        fail(f"{script} is not a file; pass the path of your training script")
+    try:
+        compile(script.read_bytes(), str(script), "exec")
+    except SyntaxError as exc:
+        fail(f"{script} has a syntax error at line {exc.lineno}: {exc.msg}; fix it and try again")
+    except ValueError as exc:
+        fail(f"{script} cannot be compiled: {exc}")
+
+
+def storage(url: str | None) -> tuple[optuna.storages.RDBStorage, str]:
+    resolved = storage_url(url)
+    try:
+        return open_storage(resolved), resolved
+    except StorageError as exc:
+        fail(str(exc))
+
+
+def study(name: str, url: str | None) -> tuple[optuna.Study, str]:
+    store, resolved = storage(url)
+    try:
+        return load_study(store, name), resolved
+    except StudyError as exc:
+        fail(str(exc))
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    sys.stdout.flush()
+
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -1,0 +1,144 @@
+"""``autotune probe``: tune an unmodified training script."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from autotune.cli._common import check_script, err, fail, print_json, storage
+from autotune.cli._render import render_summary
+from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
+from autotune.hardware import fingerprint
+from autotune.runner import SubprocessRunner, Target
+from autotune.tuner import StudyError, StudyKey, Tuner, TunerOptions, open_study
+from autotune.tuner._summary import summarize
+
+_SHORT = {"num_workers": "workers", "prefetch_factor": "prefetch",
+          "persistent_workers": "persistent", "pin_memory": "pin", "num_streams": "streams",
+          "batch_size": "batch", "device": "device"}
+
+
+def describe_config(config: LoaderConfig) -> str:
+    parts = [f"{_SHORT[k]}={v}" for k, v in config.to_dict().items() if v is not None]
+    return " ".join(parts) or "as written"
+
+
+class ProgressReporter:
+    """A live bar on stderr (trial i of n, current settings, best so far, speedup)."""
+
+    def __init__(self, total: int) -> None:
+        self.progress = Progress(
+            TextColumn("[bold]trial[/]"),
+            MofNCompleteColumn(),
+            BarColumn(bar_width=20),
+            TimeElapsedColumn(),
+            TextColumn("{task.description}"),
+            console=err,
+            transient=False,
+        )
+        self.task = self.progress.add_task("starting", total=total)
+        self.best_text = ""
+
+    def __enter__(self) -> ProgressReporter:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def trial_started(self, number: int, done: int, total: int, role: str,
+                      config: LoaderConfig) -> None:
+        label = "the script as written" if role == "baseline" else describe_config(config)
+        self.progress.update(self.task, completed=done, total=total,
+                             description=f"{role}: {label}{self.best_text}")
+
+    def trial_finished(self, number: int, result: ProbeResult, best: float | None,
+                       baseline: float | None) -> None:
+        rate = f"{result.samples_per_s:,.0f} samples/s" if result.samples_per_s else "-"
+        status = "" if result.ok else f" [red]{result.status}[/]: {result.reason}"
+        self.progress.console.print(
+            f"  #{number} {describe_config(result.applied_config)}: {rate}{status}",
+            soft_wrap=True, highlight=False,
+        )
+        if best:
+            speed = f" ({best / baseline:.2f}x)" if baseline else ""
+            self.best_text = f" | best {best:,.0f} samples/s{speed}"
+        self.progress.advance(self.task)
+
+    def note(self, text: str) -> None:
+        self.progress.console.print(text, soft_wrap=True, highlight=False)
+
+
+def probe(
+    ctx: typer.Context,
+    script: Path = typer.Argument(..., help="Your training script, run unmodified."),
+    study_name: str | None = typer.Option(
+        None, "--study", help="Study name (default: from script, arguments and hardware)."),
+    storage_opt: str | None = typer.Option(
+        None, "--storage", help="SQLAlchemy URL (default: $AUTOTUNE_STORAGE or sqlite:///autotune.db)."),
+    trials: int = typer.Option(20, "--trials", min=1, help="Probes in the study, baseline included."),
+    timeout: float = typer.Option(1800, "--timeout", min=1, help="Seconds for the whole search."),
+    trial_timeout: float = typer.Option(120, "--trial-timeout", min=1, help="Seconds per probe."),
+    warmup: float = typer.Option(1.0, "--warmup", min=0, help="Warm-up seconds before measuring."),
+    window: float = typer.Option(1.5, "--window", min=0.05, help="Seconds per measurement window."),
+    windows: int = typer.Option(5, "--windows", min=2, help="Measurement windows per probe."),
+    max_workers: int | None = typer.Option(None, "--max-workers", min=0,
+                                           help="Upper bound of num_workers searched."),
+    tune_batch_size: bool = typer.Option(False, "--tune-batch-size",
+                                         help="Also search batch size (changes training)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+) -> None:
+    """Probe SCRIPT with different DataLoader settings and recommend the fastest safe ones.
+
+    Everything after -- is passed to the script untouched.
+    """
+    check_script(script)
+    store, url = storage(storage_opt)
+    target = Target(str(script), tuple(ctx.args))
+    hardware = fingerprint()
+    key = StudyKey.for_target(target, hardware)
+    name = study_name or key.default_name()
+    try:
+        study = open_study(store, name, key)
+    except StudyError as exc:
+        fail(str(exc))
+    options = TunerOptions(
+        trials=trials,
+        timeout_s=timeout,
+        trial_timeout_s=trial_timeout,
+        settings=ProbeSettings(warmup_s=warmup, window_s=window, windows=windows),
+        tune_batch_size=tune_batch_size,
+        max_workers=max_workers,
+    )
+    err.print(f"autotune: study [bold]{name}[/] in {url}; probing {script} "
+              f"({trials} trials, one at a time)", soft_wrap=True, highlight=False)
+    import torch
+
+    with ProgressReporter(trials) as reporter:
+        tuner = Tuner(study, target, SubprocessRunner(), options,
+                      cpu_count=os.cpu_count() or 1, cuda=torch.cuda.is_available(),
+                      reporter=reporter)
+        outcome = tuner.run()
+    summary = summarize(study, url)
+    if as_json:
+        print_json(summary)
+    else:
+        render_summary(err if outcome.interrupted else _stdout(), summary)
+        err.print(f"apply without code changes: autotune run {script} --study {name}"
+                  + (f" --storage {storage_opt}" if storage_opt else "")
+                  + (" -- " + " ".join(ctx.args) if ctx.args else ""),
+                  soft_wrap=True, highlight=False)
+    if outcome.interrupted:
+        raise typer.Exit(130)
+    if summary["recommended"] is None:
+        reason = summary.get("stop_reason") or "no trial was measured in full"
+        fail(f"no recommendation: {reason}", code=1)
+
+
+def _stdout():  # type: ignore[no-untyped-def]
+    from autotune.cli._common import out
+
+    return out

@@ -1,0 +1,68 @@
+"""Terminal rendering of a study's answer: settings side by side, failures, the snippet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from autotune.contract import LOADER_KEYS
+from autotune.tuner._summary import python_snippet
+
+
+def _fmt(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def render_summary(console: Console, summary: dict[str, Any]) -> None:
+    rec, base = summary.get("recommended"), summary.get("baseline")
+    table = Table(title=f"study {summary['study']}", title_justify="left")
+    table.add_column("setting")
+    table.add_column("as written", justify="right")
+    table.add_column("recommended", justify="right", style="bold green")
+    for key in LOADER_KEYS:
+        table.add_row(key, _fmt(base and base["config"].get(key)),
+                      _fmt(rec and rec["config"].get(key)))
+    ci = rec.get("ci95") if rec else None
+    rec_rate = _rate(rec and rec["samples_per_s"])
+    if ci:
+        rec_rate += f" [{ci[0]:,.0f}-{ci[1]:,.0f}]"
+    table.add_row("samples/s", _rate(base and base["samples_per_s"]), rec_rate, end_section=True)
+    console.print(table)
+    lines = []
+    if summary.get("speedup"):
+        lines.append(f"speedup over the script as written: [bold]{summary['speedup']:.2f}x[/]")
+    if summary.get("ceiling_samples_per_s"):
+        eff = summary.get("efficiency")
+        lines.append(
+            f"compute ceiling (no data cost): {summary['ceiling_samples_per_s']:,.0f} samples/s"
+            + (f"; efficiency {eff:.0%}" if eff else "")
+        )
+    if summary.get("diagnosis"):
+        lines.append(f"diagnosis: {summary['diagnosis']['summary']}")
+    if summary.get("stop_reason"):
+        lines.append(f"stopped: {summary['stop_reason']}")
+    counts = summary["trials"]
+    lines.append(
+        f"trials: {counts['complete']} complete, {counts['failed']} failed, "
+        f"{counts['pruned']} pruned; {summary['probe_seconds']:.0f}s of probing"
+    )
+    for line in lines:
+        console.print(line, soft_wrap=True)
+    if summary.get("failures"):
+        failed = Table(title="failed trials", title_justify="left")
+        failed.add_column("trial", justify="right")
+        failed.add_column("status")
+        failed.add_column("settings")
+        failed.add_column("reason")
+        for f in summary["failures"]:
+            cfg = f.get("config") or {}
+            settings = ", ".join(f"{k}={v}" for k, v in cfg.items() if v is not None)
+            failed.add_row(str(f["trial"]), str(f["status"]), settings, str(f["reason"]))
+        console.print(failed)
+    console.print(python_snippet(summary), soft_wrap=True, markup=False, highlight=False)

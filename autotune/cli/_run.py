@@ -1,0 +1,48 @@
+"""``autotune run``: the whole training with the recommended settings, no code change."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import typer
+
+from autotune.cli._common import check_script, err, fail, study
+from autotune.contract import CONFIG_ENV, LoaderConfig, TrialConfig
+from autotune.tuner._summary import summarize
+
+
+def run(
+    ctx: typer.Context,
+    script: Path = typer.Argument(..., help="Your training script."),
+    name: str = typer.Option(..., "--study", help="Study whose recommendation to apply."),
+    storage_opt: str | None = typer.Option(None, "--storage", help="SQLAlchemy URL."),
+) -> None:
+    """Run SCRIPT to the end with the study's recommended DataLoader settings.
+
+    Everything after -- is passed to the script untouched.
+    """
+    check_script(script)
+    loaded, url = study(name, storage_opt)
+    summary = summarize(loaded, url)
+    if summary["recommended"] is None:
+        fail(f"study {name!r} has no recommendation yet; run `autotune probe` first")
+    config = LoaderConfig.from_dict(summary["recommended"]["config"])
+    err.print(f"autotune: running {script} with {config.to_dict()}", soft_wrap=True,
+              highlight=False)
+    env = dict(os.environ)
+    if config.device == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    with tempfile.TemporaryDirectory(prefix="autotune-run-") as tmp:
+        path = Path(tmp) / "config.json"
+        path.write_text(TrialConfig(loader=config, mode="run").to_json())
+        env[CONFIG_ENV] = str(path)
+        cmd = [sys.executable, "-m", "autotune.probe", str(script), *ctx.args]
+        try:
+            code = subprocess.call(cmd, env=env)
+        except KeyboardInterrupt:
+            code = 130
+    raise typer.Exit(code)

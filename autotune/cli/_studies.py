@@ -1,0 +1,90 @@
+"""``autotune studies``, ``show`` and ``best``: read what was measured."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import optuna
+import typer
+from rich.table import Table
+
+from autotune.cli._common import out, print_json, storage, study
+from autotune.cli._probe import describe_config
+from autotune.cli._render import render_summary
+from autotune.tuner import trial_config
+from autotune.tuner._summary import python_snippet, summarize
+
+STORAGE_HELP = "SQLAlchemy URL (default: $AUTOTUNE_STORAGE or sqlite:///autotune.db)."
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    python = "python"
+
+
+def studies(
+    storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List the studies in the storage."""
+    store, url = storage(storage_opt)
+    rows = []
+    for s in optuna.get_all_study_summaries(store, include_best_trial=False):
+        loaded = optuna.load_study(study_name=s.study_name, storage=store)
+        summary = summarize(loaded, url)
+        rows.append(summary)
+    if as_json:
+        print_json([{k: r[k] for k in ("study", "script", "speedup", "trials", "recommended")}
+                    for r in rows])
+        return
+    table = Table()
+    for col in ("study", "script", "trials", "best samples/s", "speedup"):
+        table.add_column(col)
+    for r in rows:
+        rec = r["recommended"]
+        table.add_row(r["study"], str(r["script"]), str(sum(r["trials"].values())),
+                      f"{rec['samples_per_s']:,.0f}" if rec and rec["samples_per_s"] else "-",
+                      f"{r['speedup']:.2f}x" if r["speedup"] else "-")
+    out.print(table if rows else f"no studies in {url}")
+
+
+def show(
+    name: str = typer.Argument(..., help="Study name."),
+    storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
+) -> None:
+    """Every trial of a study, with failure reasons."""
+    loaded, url = study(name, storage_opt)
+    table = Table(title=f"study {name}", title_justify="left")
+    for col in ("#", "role", "state", "settings", "samples/s", "wait", "reason"):
+        table.add_column(col)
+    for t in loaded.get_trials(deepcopy=False):
+        res = t.user_attrs.get("result") or {}
+        wait = res.get("data_wait_fraction")
+        table.add_row(
+            str(t.number), str(t.user_attrs.get("role", "")), t.state.name.lower(),
+            describe_config(trial_config(t)),
+            f"{t.value:,.0f}" if t.value is not None else "-",
+            f"{wait:.0%}" if wait is not None else "-",
+            str(t.user_attrs.get("reason") or (
+                f"same settings as #{t.user_attrs['duplicate_of']}"
+                if t.user_attrs.get("duplicate_of") is not None else "")),
+        )
+    out.print(table)
+
+
+def best(
+    name: str = typer.Argument(..., help="Study name."),
+    storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    fmt: Format = typer.Option(Format.table, "--format", help="table, json or python."),
+) -> None:
+    """The recommended settings of a study."""
+    loaded, url = study(name, storage_opt)
+    summary = summarize(loaded, url)
+    if as_json or fmt == Format.json:
+        print_json(summary)
+    elif fmt == Format.python:
+        print(python_snippet(summary))
+    else:
+        render_summary(out, summary)

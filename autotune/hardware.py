@@ -1,0 +1,80 @@
+"""The hardware fingerprint a study is keyed by: a recommendation holds only where it was measured."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+from typing import Any
+
+# The fields that change what settings are best; driver and hostname do not.
+_KEY_FIELDS = ("cpu_model", "cpu_count", "memory_gb", "gpu_model", "gpu_count", "torch", "cuda")
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _gpus() -> tuple[str | None, int, str | None]:
+    """(model, count, driver) through NVML; (None, 0, None) where there is none."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+    except Exception:  # noqa: BLE001 - no driver, no library, no GPU: all mean "no GPU"
+        return None, 0, None
+    try:
+        count = pynvml.nvmlDeviceGetCount()
+        if count == 0:
+            return None, 0, None
+        name = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0))
+        driver = pynvml.nvmlSystemGetDriverVersion()
+        decode = (lambda v: v.decode() if isinstance(v, bytes) else str(v))
+        return decode(name), int(count), decode(driver)
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def fingerprint() -> dict[str, Any]:
+    """This machine, as far as DataLoader tuning cares."""
+    import psutil
+    import torch
+
+    gpu_model, gpu_count, driver = _gpus()
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and gpu_count:
+        gpu_count = min(gpu_count, len([d for d in visible.split(",") if d.strip()]))
+    fp: dict[str, Any] = {
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count() or 1,
+        "memory_gb": round(psutil.virtual_memory().total / 2**30),
+        "gpu_model": gpu_model if gpu_count else None,
+        "gpu_count": gpu_count,
+        "driver": driver,
+        "torch": torch.__version__.split("+")[0],
+        "cuda": torch.version.cuda,
+        "platform": platform.system().lower(),
+    }
+    fp["id"] = fingerprint_id(fp)
+    return fp
+
+
+def fingerprint_id(fp: dict[str, Any]) -> str:
+    key = json.dumps({k: fp.get(k) for k in _KEY_FIELDS}, sort_keys=True)
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def describe(fp: dict[str, Any]) -> str:
+    gpu = f"{fp.get('gpu_count')}x {fp.get('gpu_model')}" if fp.get("gpu_count") else "no GPU"
+    return (
+        f"{fp.get('cpu_count')} CPUs ({fp.get('cpu_model')}), {fp.get('memory_gb')} GiB, {gpu}, "
+        f"torch {fp.get('torch')}, CUDA {fp.get('cuda') or 'none'} [{fp.get('id')}]"
+    )

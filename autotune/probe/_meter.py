@@ -1,0 +1,287 @@
+"""Per-batch timing of the measured loader: warm-up, then fixed-length windows.
+
+This is the hot path: one ``__next__`` costs two ``perf_counter`` calls, two NVTX calls and a
+few attribute updates, all in microseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable, Iterator
+from time import perf_counter
+from typing import Any
+
+from autotune.contract import ProbeSettings
+from autotune.probe._nvtx import NvtxRanges
+
+
+class ProbeDone(BaseException):  # noqa: N818 - a signal, not an error
+    """Ends the user's script once measurement is complete.
+
+    A ``BaseException`` so that the broad ``except Exception:`` common in training loops
+    does not swallow it.
+    """
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    idx = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[idx]
+
+
+def count_samples(batch: Any) -> int:
+    """Samples in a batch: the leading dimension of its first tensor-like leaf."""
+    while True:
+        if hasattr(batch, "shape") and len(batch.shape) > 0:
+            return int(batch.shape[0])
+        if isinstance(batch, dict) and batch:
+            batch = next(iter(batch.values()))
+        elif isinstance(batch, (list, tuple)) and batch:
+            if not hasattr(batch[0], "shape") and not isinstance(batch[0], (list, tuple, dict)):
+                return len(batch)
+            batch = batch[0]
+        else:
+            return 1
+
+
+class Meter:
+    """Accumulates batch timings and closes measurement windows.
+
+    ``sync`` is called at window edges (a CUDA synchronize on GPU) so that queued
+    asynchronous work lands in the window that issued it.
+    """
+
+    def __init__(
+        self,
+        settings: ProbeSettings,
+        *,
+        extra_warmup_batches: int = 0,
+        sync: Callable[[], None] = lambda: None,
+        on_window: Callable[[int, float], None] = lambda i, v: None,
+        on_done: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.settings = settings
+        self._warmup_batches = settings.warmup_batches + extra_warmup_batches
+        self._sync = sync
+        self._on_window = on_window
+        self._on_done = on_done
+        self.started_at: float | None = None
+        self.first_batch_at: float | None = None
+        self.batches = 0
+        self.samples = 0
+        self.measuring = False
+        self.done = False
+        self.windows: list[float] = []
+        self.steps: list[float] = []
+        self.measure_start: float | None = None
+        self.measure_end: float | None = None
+        self.measured_wait = 0.0
+        self.measured_batches = 0
+        self.measured_samples = 0
+        self.epoch_starts = 0
+        self.startup_s = 0.0
+        self._last_t: float | None = None
+        self._window_start = 0.0
+        self._window_samples = 0
+        self._window_batches = 0
+        self.on_measure_start: Callable[[], None] = lambda: None
+        self.on_measure_end: Callable[[], None] = lambda: None
+
+    def iter_started(self, t: float) -> None:
+        if self.started_at is None:
+            self.started_at = t
+
+    def add_wait(self, seconds: float) -> None:
+        """Time spent creating an iterator (worker start-up) counts as waiting for data."""
+        if self.measuring:
+            self.measured_wait += seconds
+
+    def first_batch(self, t_iter: float, t1: float) -> None:
+        """An iterator delivered its first batch: worker start-up ends here."""
+        if self.measuring:
+            self.epoch_starts += 1
+            self.startup_s += t1 - max(t_iter, self.measure_start or t_iter)
+
+    def record(self, t0: float, t1: float, n: int) -> None:
+        self.batches += 1
+        self.samples += n
+        if self.first_batch_at is None:
+            self.first_batch_at = t1
+        if self.measuring:
+            self.measured_wait += t1 - t0
+            if self._last_t is not None:
+                self.steps.append(t1 - self._last_t)
+            self._last_t = t1
+            self._window_samples += n
+            self._window_batches += 1
+            self.measured_batches += 1
+            self.measured_samples += n
+            if (
+                t1 - self._window_start >= self.settings.window_s
+                and self._window_batches >= self.settings.min_batches_per_window
+            ):
+                self._close_window()
+        elif (
+            self.batches >= self._warmup_batches
+            and self.started_at is not None
+            and t1 - self.started_at >= self.settings.warmup_s
+        ):
+            self._start_measuring()
+
+    def _start_measuring(self) -> None:
+        self._sync()
+        now = perf_counter()
+        self.measuring = True
+        self.measure_start = now
+        self._window_start = now
+        self._last_t = now
+        self.on_measure_start()
+
+    def _close_window(self) -> None:
+        self._sync()
+        now = perf_counter()
+        rate = self._window_samples / (now - self._window_start)
+        self.windows.append(rate)
+        self._on_window(len(self.windows) - 1, rate)
+        self._window_start = now
+        self._window_samples = 0
+        self._window_batches = 0
+        if len(self.windows) >= self.settings.windows:
+            self.measuring = False
+            self.done = True
+            self.measure_end = now
+            self.on_measure_end()
+            self._on_done()
+
+    def summary(self) -> dict[str, Any]:
+        """The measured figures; partial when the script ended before the last window."""
+        out: dict[str, Any] = {
+            "windows": list(self.windows),
+            "batches": self.batches,
+            "samples": self.samples,
+        }
+        if self.started_at is not None and self.first_batch_at is not None:
+            out["time_to_first_batch_s"] = self.first_batch_at - self.started_at
+        if self.windows:
+            out["samples_per_s"] = statistics.median(self.windows)
+        if self.steps:
+            out["step_p50_s"] = _quantile(self.steps, 0.5)
+            out["step_p95_s"] = _quantile(self.steps, 0.95)
+        end = self.measure_end if self.measure_end is not None else self._last_t
+        if self.measure_start is not None and end is not None and end > self.measure_start:
+            wall = end - self.measure_start
+            out["measured_wall_s"] = wall
+            out["epoch_starts"] = self.epoch_starts
+            out["startup_fraction"] = min(1.0, self.startup_s / wall)
+            out["data_wait_fraction"] = min(1.0, self.measured_wait / wall)
+            if self.measured_batches:
+                out["wait_per_batch_s"] = self.measured_wait / self.measured_batches
+                out["compute_per_batch_s"] = max(
+                    0.0, (wall - self.measured_wait) / self.measured_batches
+                )
+                if not self.windows and self.measured_samples:
+                    # Ended inside the first window: report what there was, flagged by status.
+                    out["samples_per_s"] = self.measured_samples / wall
+        return out
+
+
+class TimedIterator:
+    """Wraps the measured loader's iterator; delegates everything it does not time."""
+
+    __slots__ = ("_fixed_n", "_in_step", "_it", "_meter", "_nvtx", "_t_iter")
+
+    def __init__(
+        self,
+        it: Iterator[Any],
+        meter: Meter,
+        fixed_n: int | None,
+        nvtx: NvtxRanges,
+        t_iter: float | None = None,
+    ) -> None:
+        self._t_iter = t_iter
+        self._it = it
+        self._meter = meter
+        self._fixed_n = fixed_n
+        self._nvtx = nvtx
+        self._in_step = False
+
+    def __iter__(self) -> TimedIterator:
+        return self
+
+    def __next__(self) -> Any:
+        meter = self._meter
+        if meter.done:
+            raise ProbeDone
+        nvtx = self._nvtx
+        if self._in_step:
+            nvtx.pop()
+            self._in_step = False
+        nvtx.push_wait()
+        t0 = perf_counter()
+        try:
+            batch = next(self._it)
+        finally:
+            nvtx.pop()
+        t1 = perf_counter()
+        n = self._fixed_n if self._fixed_n is not None else count_samples(batch)
+        if self._t_iter is not None:
+            meter.first_batch(self._t_iter, t1)
+            self._t_iter = None
+        meter.record(t0, t1, n)
+        if meter.done:
+            raise ProbeDone
+        nvtx.push_step()
+        self._in_step = True
+        return batch
+
+    def __len__(self) -> int:
+        return len(self._it)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._it, name)
+
+
+class ReplayIterator:
+    """The compute ceiling: load a few batches once, then replay them with no data cost."""
+
+    __slots__ = ("_cache", "_i", "_it", "_size")
+
+    def __init__(self, it: Iterator[Any], size: int) -> None:
+        self._it = it
+        self._size = size
+        self._cache: list[Any] = []
+        self._i = 0
+
+    def __iter__(self) -> ReplayIterator:
+        return self
+
+    def __next__(self) -> Any:
+        if len(self._cache) < self._size:
+            try:
+                batch = next(self._it)
+            except StopIteration:
+                if not self._cache:
+                    raise
+                self._size = len(self._cache)
+            else:
+                self._cache.append(batch)
+                return batch
+        batch = self._cache[self._i % self._size]
+        self._i += 1
+        return batch
+
+    def __len__(self) -> int:
+        return len(self._it)  # type: ignore[arg-type]
+
+
+def progress_writer(path: str) -> Callable[[int, float], None]:
+    """Appends one JSON line per closed window, so the runner can prune mid-trial."""
+    if not path:
+        return lambda i, v: None
+
+    def write(index: int, value: float) -> None:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"window": index, "samples_per_s": value}) + "\n")
+
+    return write

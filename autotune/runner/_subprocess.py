@@ -1,0 +1,199 @@
+"""Each probe in a fresh subprocess, in its own process group, killed whole when done."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from autotune.contract import CONFIG_ENV, ProbeResult, TrialConfig
+from autotune.runner._base import BaseRunner, Target, WindowCallback
+
+_TAIL_LINES = 15
+_TERM_GRACE_S = 3.0
+
+
+def _tail(path: Path, lines: int = _TAIL_LINES) -> str:
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - 16384))
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
+    """Signal a whole process group; DataLoader workers included."""
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _last_error_line(tail: str) -> str:
+    for line in reversed(tail.splitlines()):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("File ", "^", "~")):
+            return stripped[:300]
+    return ""
+
+
+class _Progress:
+    """Reads the window lines the probe appends as it measures."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.windows: list[float] = []
+        self._offset = 0
+
+    def poll(self) -> list[tuple[int, float]]:
+        try:
+            with self.path.open("r", encoding="utf-8") as fh:
+                fh.seek(self._offset)
+                chunk = fh.read()
+        except FileNotFoundError:
+            return []
+        complete = chunk[: chunk.rfind("\n") + 1]
+        self._offset += len(complete.encode("utf-8"))
+        new = []
+        for line in complete.splitlines():
+            item = json.loads(line)
+            self.windows.append(float(item["samples_per_s"]))
+            new.append((int(item["window"]), float(item["samples_per_s"])))
+        return new
+
+
+class SubprocessRunner(BaseRunner):
+    """The real runner: ``python -m autotune.probe SCRIPT ARGS`` per trial."""
+
+    def __init__(self, python: str = sys.executable, poll_s: float = 0.05) -> None:
+        self.python = python
+        self.poll_s = poll_s
+
+    def run(
+        self,
+        target: Target,
+        config: TrialConfig,
+        *,
+        timeout_s: float,
+        on_window: WindowCallback | None = None,
+    ) -> ProbeResult:
+        with tempfile.TemporaryDirectory(prefix="autotune-probe-") as tmp:
+            return self._run(Path(tmp), target, config, timeout_s, on_window)
+
+    def _run(
+        self,
+        tmp: Path,
+        target: Target,
+        config: TrialConfig,
+        timeout_s: float,
+        on_window: WindowCallback | None,
+    ) -> ProbeResult:
+        result_path = tmp / "result.json"
+        progress = _Progress(tmp / "progress.jsonl")
+        config = replace(config, result_path=str(result_path), progress_path=str(progress.path))
+        config_path = tmp / "config.json"
+        config_path.write_text(config.to_json())
+        log_path = tmp / "output.log"
+        env = {**os.environ, **target.env, CONFIG_ENV: str(config_path)}
+        if config.loader.device == "cpu":
+            env["CUDA_VISIBLE_DEVICES"] = ""  # the script's own device choice falls to CPU
+        cmd = [self.python, "-m", "autotune.probe", target.script, *target.args]
+        started = time.monotonic()
+        with log_path.open("wb") as log:
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
+        timed_out = pruned = False
+        try:
+            while True:
+                try:
+                    proc.wait(timeout=self.poll_s)
+                except subprocess.TimeoutExpired:
+                    pass
+                for index, value in progress.poll():
+                    if on_window is not None and not pruned and on_window(index, value):
+                        pruned = True
+                if pruned or proc.returncode is not None:
+                    break
+                if time.monotonic() - started > timeout_s:
+                    timed_out = True
+                    break
+            if proc.returncode is None:
+                kill_group(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=_TERM_GRACE_S)
+                except subprocess.TimeoutExpired:
+                    kill_group(proc.pid)
+                    proc.wait()
+        except BaseException:
+            kill_group(proc.pid)
+            proc.wait()
+            raise
+        finally:
+            kill_group(proc.pid)  # workers that outlived their parent
+        progress.poll()
+        wall = time.monotonic() - started
+        return self._classify(proc.returncode, result_path, log_path, progress, timed_out,
+                              pruned, timeout_s, wall)
+
+    def _classify(
+        self,
+        rc: int,
+        result_path: Path,
+        log_path: Path,
+        progress: _Progress,
+        timed_out: bool,
+        pruned: bool,
+        timeout_s: float,
+        wall: float,
+    ) -> ProbeResult:
+        tail = _tail(log_path)
+        if result_path.exists() and not pruned:
+            res = ProbeResult.read(result_path)
+            res.exit_code, res.stderr_tail, res.wall_s = rc, tail, wall
+            if res.status == "crashed" and not res.reason:
+                res.reason = _last_error_line(tail)
+            return res
+        res = ProbeResult(exit_code=rc, stderr_tail=tail, wall_s=wall, windows=progress.windows)
+        if progress.windows:
+            res.samples_per_s = statistics.median(progress.windows)
+        if pruned:
+            res.status = "pruned"
+            res.reason = f"stopped after {len(progress.windows)} windows: clearly slower than best"
+        elif timed_out:
+            res.status = "hung"
+            res.reason = (
+                f"no result within the trial timeout of {timeout_s:.0f}s "
+                f"({len(progress.windows)} windows measured); the process tree was killed. "
+                "If the script is only slow to start, raise --trial-timeout"
+            )
+        elif rc == -signal.SIGKILL:
+            res.status = "oom"
+            res.reason = (
+                "killed by SIGKILL with no result: most likely the kernel's out-of-memory "
+                "killer; fewer workers or a smaller prefetch_factor use less memory"
+            )
+        elif rc != 0:
+            res.status = "crashed"
+            err = _last_error_line(tail)
+            res.reason = f"exit code {rc}" + (f": {err}" if err else "")
+        else:
+            res.status = "ended_early"
+            res.reason = "the script exited without the probe's report (os._exit?)"
+        return res

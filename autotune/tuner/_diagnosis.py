@@ -1,0 +1,129 @@
+"""Where the time goes, from what the probes measured, in one plain sentence.
+
+Rules (each follows from a measurement, not from a fitted constant):
+- model-bound: the step waits on data for under 10% of its time, or the best run is within
+  noise of the compute ceiling: no loader setting can help much.
+- start-up-bound: creating the iterator (worker start-up) is a large share of each epoch.
+- CPU-bound loading: the loading processes are busy on a CPU while the step waits, so more
+  workers than free cores cannot help.
+- latency-bound loading: loading waits with the CPU idle, so tens of workers can help.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autotune.contract import ProbeResult
+
+INPUT_BOUND_WAIT = 0.10
+# Above this many CPU-seconds per second of loading, a loader is busy computing, not waiting.
+CPU_BUSY = 0.6
+# Share of wall time spent between an epoch's iter() and its first batch.
+STARTUP_SHARE = 0.2
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    bottleneck: str  # "model" | "input-cpu" | "input-latency" | "startup" | "unknown"
+    summary: str
+    load_s_per_batch: float | None = None
+    compute_s_per_batch: float | None = None
+    loader_cpu_per_s: float | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"bottleneck": self.bottleneck, "summary": self.summary}
+
+
+def load_time_per_batch(result: ProbeResult) -> float | None:
+    """Seconds one loading process needs for one batch, inferred from the probe.
+
+    With 0 workers the main process loads, so the wait is the load time. With w workers
+    that keep the step waiting, they deliver w batches per load time.
+    """
+    wait, compute = result.wait_per_batch_s, result.compute_per_batch_s
+    if wait is None or compute is None:
+        return None
+    workers = result.applied_config.num_workers or 0
+    if workers == 0:
+        return wait
+    if (result.data_wait_fraction or 0.0) < INPUT_BOUND_WAIT:
+        return None  # workers keep up: the load time is hidden and cannot be read off
+    return workers * (wait + compute)
+
+
+def loader_cpu_per_s(result: ProbeResult) -> float | None:
+    """CPU-seconds each loading process burns per second of loading."""
+    wall = result.measured_wall_s
+    if not wall:
+        return None
+    workers = result.applied_config.num_workers or 0
+    if workers == 0:
+        if result.main_cpu_s is None or not result.data_wait_fraction:
+            return None
+        # Main-process CPU during the step is compute; attribute the rest to loading,
+        # assuming compute keeps one core busy.
+        compute_wall = wall * (1 - result.data_wait_fraction)
+        load_wall = wall * result.data_wait_fraction
+        return max(0.0, result.main_cpu_s - compute_wall) / load_wall if load_wall else None
+    if result.worker_cpu_s is None:
+        return None
+    return result.worker_cpu_s / wall / workers
+
+
+def diagnose(
+    result: ProbeResult,
+    *,
+    cpu_count: int,
+    ceiling: float | None = None,
+    best: float | None = None,
+) -> Diagnosis:
+    wait = result.data_wait_fraction
+    if wait is None:
+        return Diagnosis("unknown", f"no measurement to diagnose ({result.status}).")
+    load = load_time_per_batch(result)
+    compute = result.compute_per_batch_s
+    cpu = loader_cpu_per_s(result)
+    pct = f"{wait:.0%} of each step waits for data"
+    startup = result.startup_fraction
+    if ceiling and best and best >= 0.95 * ceiling:
+        return Diagnosis(
+            "model",
+            f"the best settings reach {best / ceiling:.0%} of the compute ceiling "
+            f"({ceiling:.0f} samples/s): the model step is the limit now, not the data; "
+            "a faster step (smaller model, mixed precision, a bigger GPU) is what helps.",
+            load, compute, cpu,
+        )
+    if wait < INPUT_BOUND_WAIT:
+        return Diagnosis(
+            "model",
+            f"model-bound: only {pct}; the step itself takes the time, so DataLoader "
+            "settings cannot make this much faster.",
+            load, compute, cpu,
+        )
+    if startup is not None and startup >= STARTUP_SHARE and result.epoch_starts:
+        return Diagnosis(
+            "startup",
+            f"start-up-bound: {pct}, and {startup:.0%} of the time goes to starting "
+            f"workers at {result.epoch_starts} epoch starts; keep workers alive "
+            "(persistent_workers=True).",
+            load, compute, cpu,
+        )
+    if cpu is not None and cpu >= CPU_BUSY:
+        advice = (
+            "more workers than free cores cannot help"
+            if cpu_count > 2
+            else f"CPU-bound on {cpu_count} cores: the transforms themselves must get "
+            "cheaper or move to the GPU"
+        )
+        return Diagnosis(
+            "input-cpu",
+            f"{pct}; loading uses {cpu:.1f} CPU-s per second: CPU-bound, {advice}.",
+            load, compute, cpu,
+        )
+    cpu_text = f"loading uses {cpu:.2f} CPU-s per second" if cpu is not None else (
+        "loading leaves the CPU idle")
+    return Diagnosis(
+        "input-latency",
+        f"{pct}; {cpu_text}: latency-bound, more workers help (tens are fine).",
+        load, compute, cpu,
+    )

@@ -1,0 +1,87 @@
+"""How a probe result is written onto an Optuna trial, and read back.
+
+Trial user attributes (the schema the store, the API and the dashboard read):
+  role    "baseline" | "seeded" | "search" | "confirm"
+  status  the probe's status ("ok", "crashed", ...); reason: why, in words
+  config  the settings the probe actually applied (every key of LoaderConfig)
+  script_config  the settings the script itself wrote
+  result  the ProbeResult as a dict, without the output tail
+  output_tail    the last lines of the script's output, for failures only
+  partial true when the script ended before every window was measured
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from autotune.contract import FAILED_STATUSES, LoaderConfig, ProbeResult
+
+Role = str
+
+
+def result_attrs(result: ProbeResult, role: Role) -> dict[str, Any]:
+    data = result.to_dict()
+    tail = data.pop("stderr_tail", "")
+    attrs: dict[str, Any] = {
+        "role": role,
+        "status": result.status,
+        "reason": result.reason,
+        "config": result.applied_config.to_dict(),
+        "script_config": result.script_config.to_dict(),
+        "result": data,
+        "partial": result.status == "ended_early",
+    }
+    if result.status != "ok":
+        attrs["output_tail"] = tail
+    return attrs
+
+
+def trial_state(result: ProbeResult) -> TrialState:
+    if result.status == "pruned":
+        return TrialState.PRUNED
+    if result.status in FAILED_STATUSES or result.samples_per_s is None:
+        return TrialState.FAIL
+    return TrialState.COMPLETE
+
+
+def frozen_from_result(
+    result: ProbeResult,
+    role: Role,
+    params: dict[str, Any],
+    distributions: dict[str, Any],
+) -> FrozenTrial:
+    """A trial measured outside ``study.ask`` (the baseline), ready for ``study.add_trial``."""
+    state = trial_state(result)
+    return optuna.trial.create_trial(
+        state=state,
+        value=result.samples_per_s if state == TrialState.COMPLETE else None,
+        params=params,
+        distributions=distributions,
+        user_attrs=result_attrs(result, role),
+        intermediate_values=dict(enumerate(result.windows)),
+    )
+
+
+def trial_result(trial: FrozenTrial) -> ProbeResult | None:
+    raw = trial.user_attrs.get("result")
+    return ProbeResult.from_dict(raw) if raw else None
+
+
+def trial_config(trial: FrozenTrial) -> LoaderConfig:
+    return LoaderConfig.from_dict(trial.user_attrs.get("config"))
+
+
+def role(trial: FrozenTrial) -> Role:
+    return str(trial.user_attrs.get("role", "search"))
+
+
+def usable(trial: FrozenTrial) -> bool:
+    """Measured in full, so it may be recommended."""
+    return (
+        trial.state == TrialState.COMPLETE
+        and trial.value is not None
+        and not trial.user_attrs.get("partial", False)
+    )

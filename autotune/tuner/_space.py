@@ -1,0 +1,107 @@
+"""The conditional search space: what Optuna may suggest, under torch's rules.
+
+prefetch_factor and persistent_workers exist only when num_workers > 0 (torch raises
+otherwise); the CUDA parameters exist only where CUDA does; batch size only on request,
+because it changes training itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import optuna
+
+from autotune.contract import LoaderConfig
+
+PREFETCH_MAX = 8
+STREAMS_MAX = 4
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    max_workers: int
+    cuda: bool = False
+    batch_sizes: tuple[int, ...] = ()
+
+    @classmethod
+    def for_machine(
+        cls,
+        cpu_count: int,
+        *,
+        cuda: bool,
+        script: LoaderConfig | None = None,
+        tune_batch_size: bool = False,
+        max_workers: int | None = None,
+    ) -> SearchSpace:
+        """Default worker range: enough for I/O-latency-bound loaders, which use tens of
+        workers whatever the core count; CPU-bound ones are narrowed by the diagnosis."""
+        top = max_workers if max_workers is not None else max(32, 4 * cpu_count)
+        if script is not None and script.num_workers:
+            top = max(top, script.num_workers)
+        sizes: tuple[int, ...] = ()
+        if tune_batch_size and script is not None and script.batch_size:
+            b = script.batch_size
+            sizes = tuple(sorted({max(1, b // 4), max(1, b // 2), b, b * 2, b * 4}))
+        return cls(max_workers=top, cuda=cuda, batch_sizes=sizes)
+
+    def suggest(self, trial: optuna.Trial) -> LoaderConfig:
+        workers = trial.suggest_int("num_workers", 0, self.max_workers)
+        prefetch = persistent = None
+        if workers > 0:
+            prefetch = trial.suggest_int("prefetch_factor", 1, PREFETCH_MAX)
+            persistent = trial.suggest_categorical("persistent_workers", [False, True])
+        pin = streams = device = None
+        if self.cuda:
+            device = str(trial.suggest_categorical("device", ["cuda", "cpu"]))
+            if device == "cuda":
+                pin = bool(trial.suggest_categorical("pin_memory", [False, True]))
+                streams = trial.suggest_int("num_streams", 0, STREAMS_MAX)
+        batch = None
+        if self.batch_sizes:
+            batch = int(trial.suggest_categorical("batch_size", list(self.batch_sizes)))
+        return LoaderConfig(
+            num_workers=workers,
+            prefetch_factor=prefetch,
+            pin_memory=pin,
+            persistent_workers=persistent,
+            batch_size=batch,
+            num_streams=streams,
+            device=device,
+        )
+
+    def params(self, config: LoaderConfig) -> dict[str, Any]:
+        """Optuna params for a concrete config (to enqueue it), clamped into the space."""
+        workers = min(self.max_workers, max(0, config.num_workers or 0))
+        out: dict[str, Any] = {"num_workers": workers}
+        if workers > 0:
+            out["prefetch_factor"] = min(PREFETCH_MAX, max(1, config.prefetch_factor or 2))
+            out["persistent_workers"] = bool(config.persistent_workers)
+        if self.cuda:
+            device = config.device or "cuda"
+            out["device"] = device
+            if device == "cuda":
+                out["pin_memory"] = bool(config.pin_memory)
+                out["num_streams"] = min(STREAMS_MAX, config.num_streams or 0)
+        if self.batch_sizes and config.batch_size in self.batch_sizes:
+            out["batch_size"] = config.batch_size
+        return out
+
+    def distributions(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Distributions matching ``params``, for trials measured outside ``study.ask``."""
+        dist = optuna.distributions
+        table: dict[str, Any] = {
+            "num_workers": dist.IntDistribution(0, self.max_workers),
+            "prefetch_factor": dist.IntDistribution(1, PREFETCH_MAX),
+            "persistent_workers": dist.CategoricalDistribution([False, True]),
+            "device": dist.CategoricalDistribution(["cuda", "cpu"]),
+            "pin_memory": dist.CategoricalDistribution([False, True]),
+            "num_streams": dist.IntDistribution(0, STREAMS_MAX),
+        }
+        if self.batch_sizes:
+            table["batch_size"] = dist.CategoricalDistribution(list(self.batch_sizes))
+        return {k: table[k] for k in params}
+
+
+def config_from_params(params: dict[str, Any]) -> LoaderConfig:
+    return LoaderConfig.from_dict(params)
