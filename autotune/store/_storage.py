@@ -66,6 +66,6 @@ def open_storage(url: str | None = None, **rdb_kwargs: object) -> optuna.storage
     except (sqlalchemy.exc.SQLAlchemyError, sqlite3.Error, ImportError, OSError) as exc:
         reason = str(exc).splitlines()[0][:200]
         raise StorageError(f"cannot open storage {parsed.render_as_string()}: {reason}") from None
-    except Exception as exc:  # noqa: BLE001 - Optuna wraps driver errors in its own types
+    except Exception as exc:  # Optuna wraps driver errors in its own types
         reason = str(exc).splitlines()[0][:200]
         raise StorageError(f"cannot open storage {parsed.render_as_string()}: {reason}") from None

@@ -1,0 +1,98 @@
+"""Schema upgrades: Optuna's tables through Optuna, ours through Alembic in migrations/."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import sqlalchemy
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+
+from autotune.store._engine import engine_for, safe_url
+from autotune.store._storage import StorageError, open_storage, storage_url
+from autotune.store._tables import VERSION_TABLE
+
+MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+_upgraded: set[str] = set()
+_lock = threading.Lock()
+
+
+def alembic_config(url: str | None = None) -> Config:
+    if not (MIGRATIONS / "env.py").exists():
+        raise StorageError(f"autotune's migrations are missing from {MIGRATIONS}; reinstall")
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    # ConfigParser treats % as interpolation; URLs carry %-escapes in passwords.
+    cfg.set_main_option("sqlalchemy.url", storage_url(url).replace("%", "%%"))
+    return cfg
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+def current_revision(url: str | None = None) -> str | None:
+    """Our schema's revision in ``url``; None where our tables were never created."""
+    with engine_for(storage_url(url)).connect() as conn:
+        ctx = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
+        return ctx.get_current_revision()
+
+
+def upgrade_autotune(url: str | None = None, revision: str = "head") -> None:
+    resolved = storage_url(url)
+    cfg = alembic_config(resolved)
+    try:
+        with engine_for(resolved).begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, revision)
+    except sqlalchemy.exc.SQLAlchemyError as exc:
+        reason = str(exc).splitlines()[0][:200]
+        raise StorageError(f"cannot upgrade {safe_url(resolved)}: {reason}") from None
+
+
+def upgrade(url: str | None = None) -> str:
+    """Bring Optuna's schema and ours to the newest version; returns our revision."""
+    resolved = storage_url(url)
+    storage = open_storage(resolved, skip_compatibility_check=True)
+    try:
+        storage.upgrade()
+    except Exception as exc:  # Optuna raises its own and driver errors alike
+        raise StorageError(
+            f"cannot upgrade Optuna's tables in {safe_url(resolved)}: {exc}"
+        ) from None
+    finally:
+        storage.remove_session()
+        storage.engine.dispose()
+    upgrade_autotune(resolved)
+    _upgraded.add(resolved)
+    return head_revision()
+
+
+def ensure_schema(url: str) -> None:
+    """Our tables at head, checked once per process and URL: cheap enough before every sync."""
+    if url in _upgraded:
+        return
+    with _lock:
+        if url not in _upgraded:
+            if current_revision(url) != head_revision():
+                upgrade_autotune(url)
+            _upgraded.add(url)
+
+
+def autogenerate(message: str, scratch_url: str) -> None:
+    """A new revision from the difference between the tables module and ``scratch_url`` at head."""
+    upgrade_autotune(scratch_url)
+    command.revision(alembic_config(scratch_url), message=message, autogenerate=True)
+
+
+def optuna_is_current(url: str | None = None) -> bool:
+    storage = open_storage(url, skip_compatibility_check=True)
+    try:
+        return bool(storage.get_current_version() == storage.get_head_version())
+    finally:
+        storage.engine.dispose()

@@ -1,0 +1,304 @@
+"""Mirror an Optuna study into our tables: idempotent, incremental, cheap after every trial."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import optuna
+import sqlalchemy
+from optuna.trial import FrozenTrial, TrialState
+from sqlalchemy import Connection, delete, insert, select, update
+
+from autotune.contract import FAILED_STATUSES
+from autotune.store._engine import engine_for, safe_url
+from autotune.store._migrate import ensure_schema
+from autotune.store._storage import StorageError, storage_url
+from autotune.store._tables import hosts, recommendations, scripts, studies, trials, windows
+from autotune.tuner._summary import python_snippet, summarize
+
+log = logging.getLogger("autotune.store")
+
+_HOST_FIELDS = (
+    "cpu_model",
+    "cpu_count",
+    "memory_gb",
+    "gpu_model",
+    "gpu_count",
+    "driver",
+    "cuda",
+    "torch",
+    "platform",
+)
+_RESULT_FIELDS = (
+    "step_p50_s",
+    "step_p95_s",
+    "data_wait_fraction",
+    "wait_per_batch_s",
+    "compute_per_batch_s",
+    "time_to_first_batch_s",
+    "main_cpu_s",
+    "worker_cpu_s",
+    "peak_rss_bytes",
+    "gpu",
+    "batches",
+    "samples",
+    "wall_s",
+)
+
+
+def _digest(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _timestamp(value: Any) -> float | None:
+    return value.timestamp() if value is not None else None
+
+
+def _host_id(conn: Connection, hardware: dict[str, Any] | None) -> int | None:
+    if not hardware or not hardware.get("id"):
+        return None
+    fp = str(hardware["id"])
+    found = conn.execute(select(hosts.c.id).where(hosts.c.fingerprint == fp)).scalar()
+    if found is not None:
+        return int(found)
+    row = {k: hardware.get(k) for k in _HOST_FIELDS}
+    row["gpu_count"] = int(row["gpu_count"] or 0)
+    return int(
+        conn.execute(
+            insert(hosts)
+            .values(fingerprint=fp, raw=hardware, first_seen=time.time(), **row)
+            .returning(hosts.c.id)
+        ).scalar_one()
+    )
+
+
+def _content_hash(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None  # the API host may not see the training machine's files
+
+
+def _script_id(conn: Connection, path: str | None, args: list[str] | None) -> int | None:
+    if not path:
+        return None
+    args = [str(a) for a in (args or [])]
+    key = json.dumps(args)
+    digest = _content_hash(path)
+    found = conn.execute(
+        select(scripts.c.id, scripts.c.content_hash).where(
+            scripts.c.path == path, scripts.c.args_key == key
+        )
+    ).first()
+    if found is not None:
+        if digest is not None and digest != found.content_hash:
+            conn.execute(
+                update(scripts).where(scripts.c.id == found.id).values(content_hash=digest)
+            )
+        return int(found.id)
+    return int(
+        conn.execute(
+            insert(scripts)
+            .values(path=path, args=args, args_key=key, content_hash=digest)
+            .returning(scripts.c.id)
+        ).scalar_one()
+    )
+
+
+def _failure_class(trial: FrozenTrial) -> str | None:
+    status = trial.user_attrs.get("status")
+    if status in FAILED_STATUSES or status == "pruned":
+        return str(status)
+    if trial.state == TrialState.FAIL:
+        return str(status or "failed")
+    return None
+
+
+def _trial_row(trial: FrozenTrial) -> dict[str, Any]:
+    attrs = trial.user_attrs
+    result = attrs.get("result") or {}
+    row: dict[str, Any] = {k: result.get(k) for k in _RESULT_FIELDS}
+    row.update(
+        number=trial.number,
+        optuna_trial_id=trial._trial_id,
+        state=trial.state.name.lower(),
+        role=attrs.get("role"),
+        status=attrs.get("status"),
+        reason=attrs.get("reason"),
+        failure_class=_failure_class(trial),
+        config=attrs.get("config"),
+        script_config=attrs.get("script_config"),
+        samples_per_s=trial.value if trial.value is not None else result.get("samples_per_s"),
+        partial=bool(attrs.get("partial", False)),
+        duplicate_of=attrs.get("duplicate_of"),
+        output_tail=attrs.get("output_tail"),
+        started_at=_timestamp(trial.datetime_start),
+        completed_at=_timestamp(trial.datetime_complete),
+    )
+    if row["peak_rss_bytes"] is not None:
+        row["peak_rss_bytes"] = int(row["peak_rss_bytes"])
+    return row
+
+
+def _trial_source(trial: FrozenTrial) -> str:
+    return _digest(
+        [
+            trial.state.name,
+            trial.value,
+            trial.user_attrs,
+            trial.intermediate_values,
+            trial.datetime_complete,
+        ]
+    )
+
+
+def _windows(trial: FrozenTrial) -> list[float]:
+    raw = (trial.user_attrs.get("result") or {}).get("windows")
+    if raw:
+        return [float(w) for w in raw]
+    return [float(v) for _, v in sorted(trial.intermediate_values.items())]
+
+
+def _sync_trials(conn: Connection, study_id: int, all_trials: list[FrozenTrial]) -> None:
+    known = {
+        r.number: (r.id, r.source_hash)
+        for r in conn.execute(
+            select(trials.c.number, trials.c.id, trials.c.source_hash).where(
+                trials.c.study_id == study_id
+            )
+        )
+    }
+    for trial in all_trials:
+        source = _trial_source(trial)
+        existing = known.get(trial.number)
+        if existing is not None and existing[1] == source:
+            continue
+        row = _trial_row(trial) | {"source_hash": source, "study_id": study_id}
+        if existing is None:
+            trial_id = int(
+                conn.execute(insert(trials).values(**row).returning(trials.c.id)).scalar_one()
+            )
+        else:
+            trial_id = existing[0]
+            conn.execute(update(trials).where(trials.c.id == trial_id).values(**row))
+            conn.execute(delete(windows).where(windows.c.trial_id == trial_id))
+        values = _windows(trial)
+        if values:
+            conn.execute(
+                insert(windows),
+                [
+                    {"trial_id": trial_id, "idx": i, "samples_per_s": v}
+                    for i, v in enumerate(values)
+                ],
+            )
+    gone = set(known) - {t.number for t in all_trials}
+    if gone:
+        conn.execute(delete(trials).where(trials.c.study_id == study_id, trials.c.number.in_(gone)))
+
+
+def _state(study: optuna.Study, all_trials: list[FrozenTrial]) -> str:
+    if study.user_attrs.get("stop_reason"):
+        return "finished"
+    if any(t.state in (TrialState.RUNNING, TrialState.WAITING) for t in all_trials):
+        return "running"
+    return "stopped" if all_trials else "empty"
+
+
+def _sync(conn: Connection, study: optuna.Study, url: str) -> None:
+    attrs = study.user_attrs
+    all_trials = study.get_trials(deepcopy=False)
+    summary = summarize(study, safe_url(url))
+    now = time.time()
+    host_id = _host_id(conn, attrs.get("hardware"))
+    script_id = _script_id(conn, attrs.get("script"), attrs.get("args"))
+    rec = summary.get("recommended")
+    counts = summary["trials"]
+    row = {
+        "optuna_study_id": study._study_id,
+        "script_id": script_id,
+        "host_id": host_id,
+        "state": _state(study, all_trials),
+        "n_trials": len(all_trials),
+        "n_complete": counts["complete"],
+        "n_failed": counts["failed"],
+        "n_pruned": counts["pruned"],
+        "best_samples_per_s": rec["samples_per_s"] if rec else None,
+        "baseline_samples_per_s": (summary.get("baseline") or {}).get("samples_per_s"),
+        "speedup": summary["speedup"],
+        "ceiling_samples_per_s": summary["ceiling_samples_per_s"],
+        "efficiency": summary["efficiency"],
+        "stop_reason": summary["stop_reason"],
+        "diagnosis": summary["diagnosis"],
+        "summary": summary,
+        "created_at": attrs.get("created_at"),
+        "updated_at": now,
+    }
+    study_id = conn.execute(select(studies.c.id).where(studies.c.name == study.study_name)).scalar()
+    if study_id is None:
+        study_id = conn.execute(
+            insert(studies).values(name=study.study_name, **row).returning(studies.c.id)
+        ).scalar_one()
+    else:
+        conn.execute(update(studies).where(studies.c.id == study_id).values(**row))
+    _sync_trials(conn, int(study_id), all_trials)
+    conn.execute(delete(recommendations).where(recommendations.c.study_id == study_id))
+    if rec:
+        conn.execute(
+            insert(recommendations).values(
+                study_id=study_id,
+                script_id=script_id,
+                host_id=host_id,
+                trial_number=rec["trial"],
+                config=rec["config"],
+                samples_per_s=rec["samples_per_s"],
+                ci95=rec["ci95"],
+                baseline=summary["baseline"],
+                speedup=summary["speedup"],
+                snippet=python_snippet(summary),
+                updated_at=now,
+            )
+        )
+
+
+def sync_study(storage_url_: str, study: optuna.Study) -> None:
+    """Mirror ``study`` into the ``autotune_*`` tables of the database at ``storage_url_``.
+
+    Safe to call after every trial: it creates our tables on first use, rewrites only the
+    trials that changed since the last call, and recomputes the study row and recommendation.
+    A database error is logged, not raised, so a mirror hiccup never stops a search; the next
+    call catches up.
+    """
+    try:
+        sync_study_strict(storage_url_, study)
+    except (StorageError, sqlalchemy.exc.SQLAlchemyError) as exc:
+        reason = str(exc).splitlines()[0][:200]
+        log.warning("autotune: could not mirror study %s: %s", study.study_name, reason)
+
+
+def sync_study_strict(url: str | None, study: optuna.Study) -> None:
+    """Like :func:`sync_study`, but errors propagate (for the CLI and tests)."""
+    resolved = storage_url(url)
+    ensure_schema(resolved)
+    with engine_for(resolved).begin() as conn:
+        _sync(conn, study, resolved)
+
+
+def sync_all(url: str | None = None) -> list[str]:
+    """Mirror every study in the storage; returns their names."""
+    from autotune.store._storage import open_storage
+
+    resolved = storage_url(url)
+    storage = open_storage(resolved)
+    try:
+        names = [s.study_name for s in optuna.get_all_study_summaries(storage)]
+        for name in names:
+            sync_study_strict(resolved, optuna.load_study(study_name=name, storage=storage))
+        return names
+    finally:
+        storage.remove_session()
+        storage.engine.dispose()
