@@ -1,0 +1,60 @@
+"""Builds the app: settings, engine, error handlers and the routers under /api/v1."""
+
+from __future__ import annotations
+
+import os
+
+import optuna
+from fastapi import FastAPI
+
+from api import errors
+from api.routes import health, recommendations, studies, trials
+from autotune import __version__
+from autotune.store._engine import engine_for
+from autotune.store._storage import open_storage, storage_url
+
+TOKEN_ENV = "AUTOTUNE_API_TOKEN"
+PREFIX = "/api/v1"
+
+_DESCRIPTION = """\
+Recommended DataLoader settings, measured by `autotune probe`, and every measurement behind
+them. Reads are open. Writes need `Authorization: Bearer $AUTOTUNE_API_TOKEN` and are off when
+the server has no token. Every error is JSON: `{"detail": "what went wrong and what to do"}`.
+"""
+
+
+def create_app(storage: str | None = None, *, api_token: str | None = None) -> FastAPI:
+    """The service over ``storage`` (default: $AUTOTUNE_STORAGE or ./autotune.db).
+
+    ``api_token`` defaults to $AUTOTUNE_API_TOKEN; with neither, write endpoints answer 403.
+    Run `autotune db upgrade` first: the app reads our tables and never creates them.
+    """
+    url = storage_url(storage)
+    app = FastAPI(
+        title="autotune",
+        version=__version__,
+        description=_DESCRIPTION,
+        docs_url=f"{PREFIX}/docs",
+        redoc_url=None,
+        openapi_url=f"{PREFIX}/openapi.json",
+    )
+    app.state.storage_url = url
+    app.state.engine = engine_for(url)
+    app.state.api_token = api_token if api_token is not None else os.environ.get(TOKEN_ENV)
+
+    def delete_optuna_study(name: str) -> None:
+        # Optuna's copy goes too, or the next sync would bring the study back.
+        store = open_storage(url)
+        try:
+            optuna.delete_study(study_name=name, storage=store)
+        except KeyError:
+            pass  # only our mirror had it
+        finally:
+            store.remove_session()
+            store.engine.dispose()
+
+    app.state.delete_optuna_study = delete_optuna_study
+    errors.install(app)
+    for module in (health, studies, trials, recommendations):
+        app.include_router(module.router, prefix=PREFIX)
+    return app

@@ -1,0 +1,47 @@
+"""``/recommendations``: what a training script asks before it builds its DataLoader."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from api.deps import NO_NUL, ConnDep
+from api.routes import ERRORS
+from api.schemas import Recommendation
+from autotune.store import _queries as q
+
+router = APIRouter(prefix="/recommendations", tags=["recommendations"], responses=ERRORS)
+
+
+@router.get(
+    "",
+    response_model=Recommendation,
+    summary="The recommendation for a script measured on this hardware",
+)
+def lookup(
+    conn: ConnDep,
+    script: Annotated[
+        str,
+        Query(
+            min_length=1,
+            max_length=1024,
+            pattern=NO_NUL,
+            description="The script's absolute path, as probed.",
+        ),
+    ],
+    host: Annotated[
+        str,
+        Query(
+            min_length=1,
+            max_length=64,
+            pattern=NO_NUL,
+            description="Hardware fingerprint id (autotune.hardware).",
+        ),
+    ],
+    args: Annotated[
+        list[str] | None,
+        Query(description="The script's arguments, repeated in order; leave out to match any."),
+    ] = None,
+) -> dict[str, Any]:
+    return q.lookup(conn, script=script, host=host, args=args)

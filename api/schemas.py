@@ -1,0 +1,142 @@
+"""The shapes the API answers with: together with the routes, they are the OpenAPI contract."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class ErrorBody(BaseModel):
+    detail: str = Field(description="What went wrong and what to do about it.")
+    errors: list[dict[str, Any]] | None = Field(
+        None, description="Each invalid parameter, for 422 answers."
+    )
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+    schema_revision: str | None
+    studies: int
+
+
+class Host(BaseModel):
+    fingerprint: str
+    description: str
+    cpu_model: str | None = None
+    cpu_count: int | None = None
+    memory_gb: int | None = None
+    gpu_model: str | None = None
+    gpu_count: int | None = None
+    driver: str | None = None
+    cuda: str | None = None
+    torch: str | None = None
+
+
+class TrialCounts(BaseModel):
+    total: int
+    complete: int
+    failed: int
+    pruned: int
+
+
+class LoaderSettings(BaseModel):
+    num_workers: int | None = None
+    prefetch_factor: int | None = None
+    pin_memory: bool | None = None
+    persistent_workers: bool | None = None
+    batch_size: int | None = None
+    num_streams: int | None = None
+    device: str | None = None
+
+
+class StudyItem(BaseModel):
+    name: str
+    script: str | None
+    args: list[str]
+    host: Host | None
+    state: str = Field(description="finished, running, stopped (interrupted) or empty.")
+    trials: TrialCounts
+    best_samples_per_s: float | None
+    baseline_samples_per_s: float | None
+    speedup: float | None
+    note: str | None
+    updated_at: float
+
+
+class StudyPage(BaseModel):
+    items: list[StudyItem]
+    total: int
+    limit: int
+    offset: int
+
+
+class StudyDetail(StudyItem):
+    script_hash: str | None
+    created_at: float | None
+    ceiling_samples_per_s: float | None
+    efficiency: float | None
+    stop_reason: str | None
+    diagnosis: Any = Field(None, description="Why the loader is slow, as the tuner judged it.")
+    recommended: dict[str, Any] | None
+    baseline: dict[str, Any] | None
+    probe_seconds: float | None
+    failures: list[dict[str, Any]]
+
+
+class TrialItem(BaseModel):
+    number: int
+    state: str
+    role: str | None
+    status: str | None
+    reason: str | None
+    failure_class: str | None
+    config: LoaderSettings | None
+    samples_per_s: float | None
+    data_wait_fraction: float | None
+    step_p50_s: float | None
+    step_p95_s: float | None
+    partial: bool
+    duplicate_of: int | None
+    started_at: float | None
+    completed_at: float | None
+
+
+class TrialPage(BaseModel):
+    items: list[TrialItem]
+    total: int
+    limit: int
+    offset: int
+
+
+class TrialDetail(TrialItem):
+    script_config: LoaderSettings | None
+    windows: list[float] = Field(description="samples/s of each measurement window, in order.")
+    wait_per_batch_s: float | None
+    compute_per_batch_s: float | None
+    time_to_first_batch_s: float | None
+    main_cpu_s: float | None
+    worker_cpu_s: float | None
+    peak_rss_bytes: int | None
+    gpu: dict[str, Any] | None
+    batches: int | None
+    samples: int | None
+    wall_s: float | None
+    output_tail: str | None
+
+
+class Recommendation(BaseModel):
+    study: str
+    trial: int
+    config: LoaderSettings
+    samples_per_s: float | None
+    ci95: Any = Field(None, description="95% interval of samples/s when confirmation ran.")
+    baseline: dict[str, Any] | None
+    speedup: float | None
+    snippet: str = Field(description="The DataLoader call to paste into the script.")
+    updated_at: float
+
+
+class NoteIn(BaseModel):
+    note: str = Field(max_length=10_000, description="Free text shown beside the study.")
