@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import typer
 
+from autotune.cli._db import db
 from autotune.cli._probe import probe
 from autotune.cli._run import run
+from autotune.cli._serve import serve
 from autotune.cli._studies import best, show, studies
 
 app = typer.Typer(
@@ -20,6 +22,8 @@ app.command(context_settings=_PASSTHROUGH)(run)
 app.command()(studies)
 app.command()(show)
 app.command()(best)
+app.command()(serve)
+app.add_typer(db, name="db")
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 
@@ -46,6 +47,8 @@ def current_revision(url: str | None = None) -> str | None:
 def upgrade_autotune(url: str | None = None, revision: str = "head") -> None:
     resolved = storage_url(url)
     cfg = alembic_config(resolved)
+    # Alembic narrates every step at INFO; a CLI user needs only the outcome.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     try:
         with engine_for(resolved).begin() as conn:
             cfg.attributes["connection"] = conn
