@@ -63,7 +63,9 @@ def upgrade(url: str | None = None) -> str:
     resolved = storage_url(url)
     storage = open_storage(resolved, skip_compatibility_check=True)
     try:
-        storage.upgrade()
+        # Only when needed: Optuna's Alembic env reconfigures logging for the whole process.
+        if storage.get_current_version() != storage.get_head_version():
+            storage.upgrade()
     except Exception as exc:  # Optuna raises its own and driver errors alike
         raise StorageError(
             f"cannot upgrade Optuna's tables in {safe_url(resolved)}: {exc}"
