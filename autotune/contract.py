@@ -41,6 +41,9 @@ Status = Literal[
 FAILED_STATUSES = frozenset(
     {"no_dataloader", "crashed", "hung", "oom", "over_memory", "interrupted"}
 )
+# Start of a "crashed" trial's reason when num_streams > 0 met a script that does CPU work on
+# its batches: that setting can never apply to this script, whatever the others are.
+STREAMS_CPU_WORK = "num_streams cannot apply: the script does CPU work on its batches"
 
 
 @dataclass(frozen=True)

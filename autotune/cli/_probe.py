@@ -89,6 +89,13 @@ def probe(
                                            help="Upper bound of num_workers searched."),
     tune_batch_size: bool = typer.Option(False, "--tune-batch-size",
                                          help="Also search batch size (changes training)."),
+    patience: int = typer.Option(4, "--patience", min=1,
+                                 help="Stop after this many trials with no gain beyond noise."),
+    max_host_mem: float | None = typer.Option(
+        None, "--max-host-mem", min=0.1,
+        help="GiB of host memory a trial's process tree may use (default: half of RAM)."),
+    max_gpu_mem: float | None = typer.Option(
+        None, "--max-gpu-mem", min=0.1, help="GiB of GPU memory a trial may allocate."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
     """Probe SCRIPT with different DataLoader settings and recommend the fastest safe ones.
@@ -109,9 +116,12 @@ def probe(
         trials=trials,
         timeout_s=timeout,
         trial_timeout_s=trial_timeout,
-        settings=ProbeSettings(warmup_s=warmup, window_s=window, windows=windows),
+        settings=ProbeSettings(warmup_s=warmup, window_s=window, windows=windows,
+                               max_host_mem_bytes=_host_budget(max_host_mem)),
         tune_batch_size=tune_batch_size,
         max_workers=max_workers,
+        patience=patience,
+        max_gpu_mem_bytes=int(max_gpu_mem * 2**30) if max_gpu_mem else None,
     )
     err.print(f"autotune: study [bold]{name}[/] in {url}; probing {script} "
               f"({trials} trials, one at a time)", soft_wrap=True, highlight=False)
@@ -136,6 +146,14 @@ def probe(
     if summary["recommended"] is None:
         reason = summary.get("stop_reason") or "no trial was measured in full"
         fail(f"no recommendation: {reason}", code=1)
+
+
+def _host_budget(gib: float | None) -> int:
+    import psutil
+
+    if gib is not None:
+        return int(gib * 2**30)
+    return int(psutil.virtual_memory().total // 2)
 
 
 def _stdout():  # type: ignore[no-untyped-def]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import runpy
 import sys
@@ -11,17 +12,35 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from autotune.contract import CONFIG_ENV, LoaderConfig, ProbeResult, Status, TrialConfig
+from autotune.contract import (
+    CONFIG_ENV,
+    STREAMS_CPU_WORK,
+    LoaderConfig,
+    ProbeResult,
+    Status,
+    TrialConfig,
+)
+from autotune.probe._gpu import GpuSampler, log
 from autotune.probe._meter import Meter, ProbeDone, ReplayIterator, TimedIterator, progress_writer
 from autotune.probe._nvtx import NvtxRanges
 from autotune.probe._patch import LoaderPatch
 from autotune.probe._sampler import TreeSampler
+from autotune.probe._streams import CopyStats, StreamPrefetcher, make_streams
+
+# What torch says when a script does CPU work on a batch that is already on the GPU.
+_CPU_WORK_SIGNS = (
+    "can't convert cuda",
+    "cannot convert a cuda",
+    "expected all tensors to be on the same device",
+    "expected object of device type cpu",
+    "expected a 'cpu' device type",
+)
 
 
 def _cuda_sync() -> None:
     import torch
 
-    if torch.cuda.is_available() and torch.cuda.is_initialized():
+    if torch.cuda.is_available() and torch.cuda.is_initialized():  # type: ignore[no-untyped-call]
         torch.cuda.synchronize()
 
 
@@ -29,7 +48,21 @@ def _is_oom(exc: BaseException) -> bool:
     if isinstance(exc, MemoryError):
         return True
     name = type(exc).__name__
-    return name == "OutOfMemoryError" or "out of memory" in str(exc).lower()
+    text = str(exc).lower()
+    return name == "OutOfMemoryError" or "out of memory" in text or "alloc_failed" in text
+
+
+def _is_cuda_oom(exc: BaseException) -> bool:
+    text = f"{type(exc).__module__} {exc}".lower()
+    return "cuda" in text or "cublas" in text or "cudnn" in text
+
+
+def _cpu_work_on_batch(exc: BaseException) -> bool:
+    """The script treated a prefetched (GPU) batch as a CPU one."""
+    if not isinstance(exc, (TypeError, RuntimeError, ValueError)):
+        return False
+    text = str(exc).lower()
+    return any(sign in text for sign in _CPU_WORK_SIGNS)
 
 
 def _short(exc: BaseException) -> str:
@@ -53,12 +86,17 @@ class ProbeSession:
         self.meter = Meter(
             settings,
             extra_warmup_batches=settings.ceiling_cache_batches if config.mode == "ceiling" else 0,
-            sync=_cuda_sync,
+            sync=self._sync,
             on_window=progress_writer(config.progress_path),
             on_done=self._measurement_done,
         )
-        self.meter.on_measure_start = self._cpu_start
-        self.meter.on_measure_end = self._cpu_end
+        self.meter.on_measure_start = self._measure_start
+        self.meter.on_measure_end = self._measure_end
+        self.gpu = GpuSampler(settings.sample_interval_s)
+        # Copy timing only where it is read; `autotune run` pays no event records for it.
+        self.copy_stats = CopyStats() if config.mode == "measure" else None
+        self._streams: list[Any] | None = None  # built at the first wrap, reused per epoch
+        self.streams_applied = 0
         self._cpu0 = (0.0, 0.0)
         self._cpu1: tuple[float, float] | None = None
         self.patch = LoaderPatch(config.loader, self._wrap)
@@ -66,20 +104,52 @@ class ProbeSession:
 
     # --- wiring -----------------------------------------------------------------------------
     def _wrap(self, it: Iterator[Any], t_iter: float) -> Iterator[Any]:
+        # The same prefetcher in measure and run modes: what was measured is what runs.
+        # The ceiling replays the script's own (CPU) batches: it prices the step, not copies.
+        source: Iterator[Any] = it if self.config.mode == "ceiling" else self._prefetch(it)
         if self.config.mode == "run":
-            return it
+            return source
         self.meter.iter_started(t_iter)
         self.meter.add_wait(perf_counter() - t_iter)
-        source: Iterator[Any] = it
         if self.config.mode == "ceiling":
             source = ReplayIterator(it, self.config.settings.ceiling_cache_batches)
         return TimedIterator(source, self.meter, None, self.nvtx, t_iter)
 
-    def _cpu_start(self) -> None:
-        self._cpu0 = self.sampler.cpu_snapshot()
+    def _prefetch(self, it: Iterator[Any]) -> Iterator[Any]:
+        k = self.config.loader.num_streams or 0
+        if k <= 0:
+            return it
+        if self._streams is None:
+            import torch
 
-    def _cpu_end(self) -> None:
+            if torch.cuda.is_available():
+                self._streams = make_streams(k)
+                self.streams_applied = k
+            else:
+                self._streams = []
+                note = f"num_streams={k} not applied: CUDA is not available in this process"
+                self.gpu.note(note)
+                log(note)
+        if not self._streams:
+            return it
+        return StreamPrefetcher(it, self._streams, nvtx=self.nvtx, stats=self.copy_stats)
+
+    def _sync(self) -> None:
+        _cuda_sync()
+        if self.copy_stats is not None:
+            self.copy_stats.fold()  # every copy event has completed after the synchronize
+
+    def _measure_start(self) -> None:
+        self._cpu0 = self.sampler.cpu_snapshot()
+        self.gpu.start()
+        if self.copy_stats is not None:
+            self.copy_stats.active = True
+
+    def _measure_end(self) -> None:
         self._cpu1 = self.sampler.cpu_snapshot()
+        if self.copy_stats is not None:
+            self.copy_stats.active = False
+        self.gpu.stop()
 
     def _measurement_done(self) -> None:
         # Written before unwinding the script, so nothing measured is lost if the script
@@ -104,7 +174,7 @@ class ProbeSession:
         res.applied_config = LoaderConfig(
             **{
                 **res.applied_config.to_dict(),
-                "num_streams": self.config.loader.num_streams or 0,
+                "num_streams": self.streams_applied,
                 "device": self._device(),
             }
         )
@@ -116,6 +186,11 @@ class ProbeSession:
             res.main_cpu_s = end[0] - self._cpu0[0]
             res.worker_cpu_s = end[1] - self._cpu0[1]
         res.peak_rss_bytes = self.sampler.peak_rss or None
+        gpu = {**self.gpu.fields, "notes": list(self.gpu.fields["notes"])}
+        gpu["num_streams"] = self.streams_applied
+        if self.copy_stats is not None and self.streams_applied:
+            gpu.update(self.copy_stats.summary())
+        res.gpu = gpu
         res.cpu_count = os.cpu_count()
         res.wall_s = perf_counter() - self.started
         if self.meter.measured_batches and res.samples_per_s:
@@ -160,10 +235,11 @@ class ProbeSession:
             traceback.print_exc()
             exit_code = 1
             status = "oom" if _is_oom(exc) else "crashed"
-            reason = _short(exc)
+            reason = self._reason(exc, status)
         finally:
             self.patch.uninstall()
             self.sampler.stop()
+            self.gpu.stop()
         if self.config.mode == "run":
             return exit_code
         if self._written:
@@ -188,14 +264,24 @@ class ProbeSession:
         self._shutdown_workers()
         return exit_code
 
+    def _reason(self, exc: BaseException, status: Status) -> str:
+        if status == "oom" and _is_cuda_oom(exc):
+            return f"CUDA out of memory on the GPU: {_short(exc)}"
+        if self.streams_applied and _cpu_work_on_batch(exc):
+            # Stream prefetch hands the script batches already on the GPU; a script that
+            # computes on them with CPU code cannot use it. Say so rather than "crashed".
+            return (
+                f"{STREAMS_CPU_WORK} (num_streams={self.streams_applied} puts them on the "
+                f"GPU before the script sees them): {_short(exc)}"
+            )
+        return _short(exc)
+
     def _shutdown_workers(self) -> None:
         it = self.patch.last_iterator
         shutdown = getattr(it, "_shutdown_workers", None)
         if shutdown is not None:
-            try:
+            with contextlib.suppress(Exception):  # the runner kills the group anyway
                 shutdown()
-            except Exception:  # noqa: BLE001 - the runner kills the group anyway
-                pass
 
 
 def main(argv: list[str]) -> int:

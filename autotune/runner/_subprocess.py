@@ -147,7 +147,9 @@ class SubprocessRunner(BaseRunner):
             raise
         finally:
             kill_group(proc.pid)  # workers that outlived their parent
-        progress.poll()
+        for index, value in progress.poll():
+            if on_window is not None and not pruned:
+                on_window(index, value)  # windows that landed as the probe exited
         wall = time.monotonic() - started
         return self._classify(proc.returncode, result_path, log_path, progress, timed_out,
                               pruned, timeout_s, wall)

@@ -5,7 +5,7 @@ from autotune.tuner._records import trial_config, trial_result, usable
 from autotune.tuner._seed import predict_workers
 from autotune.tuner._space import SearchSpace
 from autotune.tuner._study import StudyError, StudyKey, load_study, open_study
-from autotune.tuner._tuner import NullReporter, Outcome, Reporter, Tuner, TunerOptions, best_config
+from autotune.tuner._tuner import NullReporter, Outcome, Reporter, Tuner, TunerOptions
 
 __all__ = [
     "Diagnosis",
@@ -17,7 +17,6 @@ __all__ = [
     "StudyKey",
     "Tuner",
     "TunerOptions",
-    "best_config",
     "diagnose",
     "load_study",
     "open_study",

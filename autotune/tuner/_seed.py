@@ -12,11 +12,19 @@ from autotune.tuner._diagnosis import CPU_BUSY, INPUT_BOUND_WAIT, load_time_per_
 MARGIN = 1.25
 
 
-def predict_workers(result: ProbeResult, *, max_workers: int, cpu_count: int = 1) -> int | None:
+def predict_workers(
+    result: ProbeResult,
+    *,
+    max_workers: int,
+    cpu_count: int = 1,
+    ceiling: float | None = None,
+) -> int | None:
     """Workers needed so loading one batch per worker takes no longer than the step uses them.
 
     Each worker delivers one batch per load time L; the step consumes one per compute time C;
-    so about L / C workers keep up. CPU-bound loaders get at most the free cores (one core is
+    so about L / C workers keep up. With a measured compute ceiling (samples/s with no data
+    cost), C is the ceiling's step time when that is shorter: a step that waited for data
+    often runs slower than one that did not (cold caches, idle thread pools). CPU-bound loaders get at most the free cores (one core is
     the training step's), latency-bound ones up to ``max_workers``. None when the probe shows
     no input bottleneck.
     """
@@ -26,6 +34,8 @@ def predict_workers(result: ProbeResult, *, max_workers: int, cpu_count: int = 1
     compute = result.compute_per_batch_s
     if load is None or compute is None:
         return None
+    if ceiling and result.batch_size:
+        compute = min(compute, result.batch_size / ceiling)
     need = max_workers if compute <= 0 else math.ceil(MARGIN * load / compute)
     cpu = loader_cpu_per_s(result)
     if cpu is not None and cpu >= CPU_BUSY:

@@ -16,6 +16,7 @@ import optuna
 from autotune import __version__
 from autotune.hardware import describe
 from autotune.runner import Target
+from autotune.tuner._pruner import WindowPruner
 
 
 class StudyError(Exception):
@@ -62,7 +63,7 @@ def open_study(
         study_name=name,
         direction="maximize",
         sampler=_sampler(seed),
-        pruner=pruner or optuna.pruners.NopPruner(),
+        pruner=pruner or WindowPruner(),
         load_if_exists=True,
     )
     attrs = study.user_attrs
@@ -89,4 +90,6 @@ def load_study(storage: optuna.storages.BaseStorage, name: str) -> optuna.Study:
     if name not in names:
         known = ", ".join(sorted(names)[:10]) or "none"
         raise StudyError(f"no study named {name!r} in this storage (studies: {known})")
-    return optuna.load_study(study_name=name, storage=storage, sampler=_sampler())
+    return optuna.load_study(
+        study_name=name, storage=storage, sampler=_sampler(), pruner=WindowPruner()
+    )

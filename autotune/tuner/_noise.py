@@ -1,0 +1,51 @@
+"""Noise from the windows themselves: medians, intervals, and what counts as a real gain."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+
+# Below this relative difference two throughputs are never called different: on a shared
+# machine a few percent move between identical runs.
+NOISE_FLOOR = 0.03
+
+
+def median(values: Sequence[float]) -> float:
+    return float(statistics.median(values))
+
+
+def ci95_median(values: Sequence[float]) -> tuple[float, float]:
+    """Distribution-free 95% interval for the median, from order statistics.
+
+    The count of values below the median is Binomial(n, 1/2); pick the widest symmetric
+    pair of ranks that still covers 95%. With fewer than 6 values this is the full range.
+    """
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        raise ValueError("no values")
+    lo_rank = 0
+    for j in range(n // 2, -1, -1):
+        coverage = sum(math.comb(n, i) for i in range(j, n - j + 1)) / 2**n
+        if coverage >= 0.95:
+            lo_rank = j
+            break
+    return ordered[lo_rank], ordered[n - 1 - lo_rank]
+
+
+def relative_spread(values: Sequence[float]) -> float:
+    """Half the 95% interval of the median, relative to the median (at least NOISE_FLOOR)."""
+    if len(values) < 2:
+        return NOISE_FLOOR
+    lo, hi = ci95_median(values)
+    mid = median(values)
+    return max(NOISE_FLOOR, (hi - lo) / 2 / mid) if mid > 0 else NOISE_FLOOR
+
+
+def clearly_better(new: Sequence[float], old: Sequence[float]) -> bool:
+    """``new`` beats ``old`` by more than the noise of both."""
+    if not new or not old:
+        return bool(new)
+    noise = max(relative_spread(new), relative_spread(old))
+    return median(new) > median(old) * (1 + noise)

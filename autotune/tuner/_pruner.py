@@ -1,0 +1,36 @@
+"""Stops a probe early when its windows are clearly below the best trial's."""
+
+from __future__ import annotations
+
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from autotune.tuner._noise import NOISE_FLOOR
+
+
+class WindowPruner(optuna.pruners.BasePruner):
+    """Prune once ``min_windows`` windows are in and even the fastest of them is slower
+    than the slowest window of the best trial, by more than ``margin``.
+
+    Windows of two probes are not paired, so a rank test such as Wilcoxon does not apply;
+    a disjoint range is the plain, conservative test. Warm-up is never reported, so it is
+    excluded by construction.
+    """
+
+    def __init__(self, min_windows: int = 2, margin: float = 2 * NOISE_FLOOR) -> None:
+        self.min_windows = min_windows
+        self.margin = margin
+
+    def prune(self, study: optuna.Study, trial: FrozenTrial) -> bool:
+        values = list(trial.intermediate_values.values())
+        if len(values) < self.min_windows:
+            return False
+        best_low = None
+        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+            if t.user_attrs.get("partial") or not t.intermediate_values:
+                continue
+            low = min(t.intermediate_values.values())
+            best_low = low if best_low is None else max(best_low, low)
+        if best_low is None:
+            return False
+        return max(values) < best_low * (1 - self.margin)

@@ -1,0 +1,63 @@
+"""Shared test helpers: real probes of the scripts in tests/scripts, kept short."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings, TrialConfig
+from autotune.runner import SubprocessRunner, Target
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+EXAMPLES = ROOT / "examples"
+FAST = ProbeSettings(warmup_batches=3, warmup_s=0.2, window_s=0.25, windows=3,
+                     sample_interval_s=0.05)
+MARK_ENV = "AUTOTUNE_TEST_MARK"
+
+
+def marked_processes(mark: str) -> list[psutil.Process]:
+    """Live processes (a probe or its DataLoader workers) that inherited ``mark``."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get(MARK_ENV) == mark and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except (psutil.Error, OSError):
+            continue
+    return found
+
+
+def assert_no_orphans(mark: str, wait_s: float = 3.0) -> None:
+    deadline = time.monotonic() + wait_s
+    while (left := marked_processes(mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"processes outlived their trial: {[p.pid for p in left]}"
+
+
+def probe(
+    script: str,
+    *args: str,
+    loader: LoaderConfig | None = None,
+    settings: ProbeSettings = FAST,
+    timeout_s: float = 60,
+    mode: str = "measure",
+) -> ProbeResult:
+    """One real probe in a subprocess; asserts nothing of it survives."""
+    mark = uuid.uuid4().hex
+    path = script if Path(script).is_absolute() else str(SCRIPTS / script)
+    target = Target(path, tuple(args), env={MARK_ENV: mark})
+    config = TrialConfig(loader=loader or LoaderConfig(), settings=settings, mode=mode)  # type: ignore[arg-type]
+    result = SubprocessRunner().run(target, config, timeout_s=timeout_s)
+    assert_no_orphans(mark)
+    return result
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> Iterator[str]:
+    yield f"sqlite:///{tmp_path / 'autotune.db'}"

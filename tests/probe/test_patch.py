@@ -1,0 +1,106 @@
+"""The patch rules, in-process with real DataLoaders (no workers started)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.utils.data import BatchSampler, DataLoader, SequentialSampler, TensorDataset
+
+from autotune.contract import LoaderConfig
+from autotune.probe import apply_config, script_config
+from autotune.probe._patch import _ORIG_INIT, _ORIG_ITER, LoaderPatch
+
+DATA = TensorDataset(torch.arange(64.0))
+
+
+def _args(**kw: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "dataset": DATA, "batch_size": 8, "batch_sampler": None, "num_workers": 0,
+        "prefetch_factor": None, "persistent_workers": False, "pin_memory": False,
+        "multiprocessing_context": None, "timeout": 0,
+    }
+    base.update(kw)
+    return base
+
+
+def test_script_config_makes_torch_defaults_explicit() -> None:
+    cfg = script_config(_args(num_workers=4))
+    assert cfg == LoaderConfig(num_workers=4, prefetch_factor=2, pin_memory=False,
+                               persistent_workers=False, batch_size=8, num_streams=0)
+    assert script_config(_args()).prefetch_factor is None
+
+
+def test_no_batch_size_with_a_batch_sampler() -> None:
+    sampler = BatchSampler(SequentialSampler(DATA), 8, drop_last=False)
+    new = apply_config(_args(batch_size=1, batch_sampler=sampler), LoaderConfig(batch_size=32))
+    assert new["batch_size"] == 1
+    assert script_config(new).batch_size is None
+
+
+def test_batch_size_applies_without_a_batch_sampler() -> None:
+    assert apply_config(_args(), LoaderConfig(batch_size=32))["batch_size"] == 32
+
+
+def test_zero_workers_drops_worker_only_options() -> None:
+    new = apply_config(
+        _args(num_workers=4, prefetch_factor=4, persistent_workers=True,
+              multiprocessing_context="spawn", timeout=5),
+        LoaderConfig(num_workers=0, prefetch_factor=8, persistent_workers=True),
+    )
+    assert new["num_workers"] == 0
+    assert new["prefetch_factor"] is None
+    assert new["persistent_workers"] is False
+    assert new["multiprocessing_context"] is None
+    DataLoader(**new)  # torch accepts it
+
+
+def test_worker_options_apply_with_workers() -> None:
+    new = apply_config(_args(), LoaderConfig(num_workers=3, prefetch_factor=6,
+                                             persistent_workers=True, pin_memory=True))
+    assert (new["num_workers"], new["prefetch_factor"], new["persistent_workers"],
+            new["pin_memory"]) == (3, 6, True, True)
+
+
+def test_none_keeps_the_scripts_value() -> None:
+    assert apply_config(_args(num_workers=5), LoaderConfig()) == _args(num_workers=5)
+
+
+class Sub(DataLoader):  # type: ignore[type-arg]
+    def __init__(self, dataset: TensorDataset, **kwargs: object) -> None:
+        self.tag = "sub"
+        super().__init__(dataset, batch_size=4, **kwargs)  # type: ignore[arg-type]
+
+
+def test_first_iterated_loader_is_reconfigured_others_keep_their_own() -> None:
+    seen = []
+
+    def wrap(it, t0):  # type: ignore[no-untyped-def]
+        seen.append(t0)
+        return it
+
+    patch = LoaderPatch(LoaderConfig(num_workers=0, batch_size=16), wrap)
+    patch.install()
+    try:
+        other = DataLoader(DATA, batch_size=2)
+        measured = Sub(DATA)
+        assert len(list(measured)) == 4  # 64 samples / 16
+        assert len(list(other)) == 32  # untouched: still 2 per batch
+        assert measured.tag == "sub" and measured.batch_size == 16
+        assert patch.script_config is not None and patch.script_config.batch_size == 4
+        assert patch.applied_config is not None and patch.applied_config.batch_size == 16
+        assert len(seen) == 1
+    finally:
+        patch.uninstall()
+    assert DataLoader.__init__ is _ORIG_INIT
+    assert DataLoader.__iter__ is _ORIG_ITER
+
+
+def test_uninstall_restores_even_when_the_script_raises() -> None:
+    patch = LoaderPatch(LoaderConfig(), lambda it, t0: it)
+    patch.install()
+    with pytest.raises(RuntimeError):
+        try:
+            raise RuntimeError("script failed")
+        finally:
+            patch.uninstall()
+    assert DataLoader.__iter__ is _ORIG_ITER

@@ -1,0 +1,89 @@
+"""Real probes in real subprocesses: every way a trial can end, and nothing left behind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autotune.contract import LoaderConfig
+from tests.conftest import probe
+
+
+def test_ok_probe_measures_windows_and_applies_settings() -> None:
+    res = probe("basic.py", loader=LoaderConfig(num_workers=2, prefetch_factor=3))
+    assert res.status == "ok", res.reason + res.stderr_tail
+    assert len(res.windows) == 3 and res.samples_per_s and res.samples_per_s > 0
+    assert res.script_config.num_workers == 0
+    assert res.applied_config.num_workers == 2 and res.applied_config.prefetch_factor == 3
+    assert res.step_p50_s and res.step_p95_s and res.step_p95_s >= res.step_p50_s
+    assert res.data_wait_fraction is not None and 0 <= res.data_wait_fraction <= 1
+    assert res.time_to_first_batch_s and res.time_to_first_batch_s > 0
+    assert res.worker_cpu_s is not None and res.worker_cpu_s > 0
+    assert res.peak_rss_bytes and res.peak_rss_bytes > 10 * 2**20
+
+
+@pytest.mark.parametrize("context", ["spawn", "forkserver", "fork"])
+def test_every_start_method(context: str) -> None:
+    res = probe("basic.py", "--context", context, "--workers", "1",
+                loader=LoaderConfig(num_workers=2))
+    assert res.status == "ok", res.reason + res.stderr_tail
+    assert res.applied_config.num_workers == 2
+
+
+def test_module_level_loader_without_main_guard() -> None:
+    res = probe("module_level.py", loader=LoaderConfig(num_workers=2))
+    assert res.status == "ok", res.reason + res.stderr_tail
+
+
+def test_subclass_built_in_a_callback_each_epoch(tmp_path: Path) -> None:
+    report = tmp_path / "seen.json"
+    res = probe("callbacks.py", "--report", str(report), loader=LoaderConfig(num_workers=1))
+    assert res.status == "ok", res.reason + res.stderr_tail
+    seen = json.loads(report.read_text())
+    # The train loader (rebuilt every epoch at one call site) is tuned; eval keeps its own.
+    assert seen == {"train_workers": 1, "eval_workers": 0, "train_type": "MyLoader"}
+    assert res.epoch_starts > 1
+
+
+def test_infinite_sampler_batch_sampler_and_broad_except() -> None:
+    res = probe("infinite.py", loader=LoaderConfig(num_workers=1, batch_size=64))
+    assert res.status == "ok", res.reason + res.stderr_tail
+    assert res.applied_config.batch_size is None  # batch_sampler: batch_size not applied
+    assert res.batch_size == 8
+
+
+def test_crash_in_a_worker_is_classified() -> None:
+    res = probe("crash_in_worker.py", loader=LoaderConfig(num_workers=2))
+    assert res.status == "crashed"
+    assert "corrupt sample 20" in res.reason + res.stderr_tail
+
+
+def test_hang_is_killed_at_the_trial_timeout() -> None:
+    res = probe("hang.py", loader=LoaderConfig(num_workers=2), timeout_s=8)
+    assert res.status == "hung"
+    assert "timeout" in res.reason
+
+
+def test_script_that_ends_early_reports_what_there_was() -> None:
+    res = probe("ends_early.py")
+    assert res.status == "ended_early"
+    assert res.batches == 10
+    assert "ended after 10 batches" in res.reason
+
+
+def test_script_without_a_dataloader() -> None:
+    res = probe("no_loader.py")
+    assert res.status == "no_dataloader"
+    assert "never iterated a torch DataLoader" in res.reason
+
+
+def test_ceiling_mode_replays_batches_without_loading_cost() -> None:
+    slow = probe("basic.py", "--latency", "0.004")
+    ceiling = probe("basic.py", "--latency", "0.004", mode="ceiling")
+    assert slow.status == ceiling.status == "ok"
+    assert ceiling.data_wait_fraction is not None and slow.data_wait_fraction is not None
+    assert ceiling.data_wait_fraction < 0.2 < slow.data_wait_fraction
+    assert ceiling.samples_per_s and slow.samples_per_s
+    assert ceiling.samples_per_s > 2 * slow.samples_per_s

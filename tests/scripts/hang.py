@@ -1,0 +1,10 @@
+from torch.utils.data import DataLoader
+
+from tiny import Tiny, parser, step
+
+if __name__ == "__main__":
+    args = parser().parse_args()
+    loader = DataLoader(Tiny(256, 0.0, hang_at=24), batch_size=8, num_workers=args.workers)
+    for _ in range(args.epochs):
+        for batch in loader:
+            step(batch)

@@ -1,0 +1,174 @@
+"""Tuner logic against a fake runner that obeys the real runner's interface."""
+
+from __future__ import annotations
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
+from autotune.runner import BaseRunner, Target, WindowCallback
+from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study
+from autotune.tuner._summary import summarize
+from tests.tuner.fake_runner import FakeRunner
+
+HW = {"id": "test-hw", "cpu_count": 2}
+TARGET = Target("train.py")
+
+
+def make(runner: BaseRunner, url: str = "sqlite:///:memory:", cpu_count: int = 2,
+         **options: object) -> Tuner:
+    storage = optuna.storages.RDBStorage(url)
+    study = open_study(storage, "s", StudyKey("train.py", (), HW), seed=1)
+    return Tuner(study, TARGET, runner, TunerOptions(**options),  # type: ignore[arg-type]
+                 cpu_count=cpu_count, cuda=False)
+
+
+def test_baseline_is_trial_zero_and_the_script_as_written() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01)
+    tuner = make(runner, trials=4, patience=10)
+    tuner.run()
+    first = tuner.study.trials[0]
+    assert first.user_attrs["role"] == "baseline"
+    assert runner.calls[0].loader == LoaderConfig()
+    assert first.params["num_workers"] == 0
+
+
+def test_seeding_predicts_workers_that_hide_loading() -> None:
+    # Loading 0.1 s per batch per worker, 0.01 s step: about 10 workers (x1.25 margin).
+    runner = FakeRunner(load_s=0.1, compute_s=0.01)
+    tuner = make(runner, trials=3, patience=10)
+    tuner.run()
+    seeded = [t for t in tuner.study.trials if t.user_attrs.get("role") == "seeded"]
+    assert seeded and seeded[0].params["num_workers"] == 13
+    assert tuner.study.user_attrs["predicted_workers"] == 13
+
+
+def test_cpu_bound_prediction_is_capped_by_cores() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, cpu_bound=True, cores=2)
+    tuner = make(runner, trials=3, patience=10)
+    tuner.run()
+    assert tuner.study.user_attrs["predicted_workers"] == 2
+    assert tuner.study.user_attrs["diagnosis"]["bottleneck"] == "input-cpu"
+
+
+def test_io_bound_search_finds_many_workers_and_a_big_speedup() -> None:
+    runner = FakeRunner(load_s=0.2, compute_s=0.005)
+    tuner = make(runner, trials=12)
+    outcome = tuner.run()
+    summary = summarize(tuner.study, "mem")
+    assert summary["recommended"]["config"]["num_workers"] >= 20
+    assert summary["speedup"] > 5
+    assert summary["diagnosis"]["bottleneck"] in ("input-latency", "model")
+    assert outcome.stop_reason
+
+
+def test_model_bound_stops_near_the_ceiling_without_pretending() -> None:
+    runner = FakeRunner(load_s=0.0005, compute_s=0.05)
+    tuner = make(runner, trials=12)
+    outcome = tuner.run()
+    summary = summarize(tuner.study, "mem")
+    assert summary["speedup"] < 1.1
+    assert "ceiling" in outcome.stop_reason
+    assert summary["diagnosis"]["bottleneck"] == "model"
+    assert summary["trials"]["complete"] <= 3
+
+
+def test_failed_trials_are_recorded_never_recommended_and_do_not_stop_the_search() -> None:
+    runner = FakeRunner(load_s=0.2, compute_s=0.005,
+                        fail=lambda c: "worker crashed" if (c.num_workers or 0) > 20 else None)
+    tuner = make(runner, trials=10, patience=20)
+    tuner.run()
+    summary = summarize(tuner.study, "mem")
+    failed = [t for t in tuner.study.trials if t.state == TrialState.FAIL]
+    assert failed, "the fake should have produced failures"
+    assert all(t.user_attrs["reason"] == "worker crashed" for t in failed)
+    assert summary["recommended"]["config"]["num_workers"] <= 20
+    assert summary["trials"]["failed"] == len(failed)
+    assert summary["failures"][0]["reason"] == "worker crashed"
+
+
+def test_patience_stops_a_flat_search() -> None:
+    runner = FakeRunner(load_s=0.03, compute_s=0.01)  # 3 workers already hide loading
+    tuner = make(runner, trials=30, patience=3, ceiling=False)
+    outcome = tuner.run()
+    assert "no gain beyond noise" in outcome.stop_reason
+    assert len([t for t in tuner.study.trials if t.user_attrs.get("duplicate_of") is None]) < 30
+
+
+def test_confirmation_reruns_top_configs_and_prefers_the_cheaper_within_noise() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01)  # any >= 10 workers ties
+    tuner = make(runner, trials=8, patience=20)
+    tuner.run()
+    confirmation = tuner.study.user_attrs["confirmation"]
+    assert all(c["runs"] >= 2 for c in confirmation["candidates"])
+    lo, hi = confirmation["ci95"]
+    assert lo <= confirmation["median"] <= hi
+    assert confirmation["baseline_median"] is not None
+    tied = [c for c in confirmation["candidates"]
+            if c["median"] >= max(x["median"] for x in confirmation["candidates"]) * 0.97]
+    winner = next(c for c in confirmation["candidates"] if c["trial"] == confirmation["winner"])
+    assert winner["config"]["num_workers"] == min(c["config"]["num_workers"] for c in tied)
+
+
+class Interrupting(FakeRunner):
+    def run(self, target: Target, config: TrialConfig, *, timeout_s: float,
+            on_window: WindowCallback | None = None) -> ProbeResult:
+        if len(self.calls) == 2:
+            self.calls.append(config)
+            raise KeyboardInterrupt
+        return super().run(target, config, timeout_s=timeout_s, on_window=on_window)
+
+
+def test_ctrl_c_keeps_finished_trials_and_marks_the_running_one() -> None:
+    tuner = make(Interrupting(load_s=0.1, compute_s=0.01), trials=10, patience=20, ceiling=False)
+    outcome = tuner.run()
+    assert outcome.interrupted
+    states = [t.state for t in tuner.study.trials]
+    assert states.count(TrialState.COMPLETE) >= 2
+    assert tuner.study.trials[-1].user_attrs["status"] == "interrupted"
+    assert summarize(tuner.study, "mem")["recommended"] is not None
+
+
+def test_rerun_continues_the_same_study(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    make(FakeRunner(load_s=0.1, compute_s=0.01), url, trials=3, patience=20).run()
+    runner = FakeRunner(load_s=0.1, compute_s=0.01)
+    again = make(runner, url, trials=5, patience=20)
+    again.run()
+    assert [t.user_attrs.get("role") for t in again.study.trials].count("baseline") == 1
+    assert all(c.loader != LoaderConfig() or c.mode != "measure" for c in runner.calls[:1])
+
+
+def test_pruner_stops_a_clearly_slower_trial() -> None:
+    runner = FakeRunner(load_s=0.2, compute_s=0.005, noise=0.01)
+    storage = optuna.storages.RDBStorage("sqlite:///:memory:")
+    from autotune.tuner._pruner import WindowPruner
+
+    study = open_study(storage, "s", StudyKey("train.py", (), HW), pruner=WindowPruner(), seed=1)
+    tuner = Tuner(study, TARGET, runner, TunerOptions(trials=14, patience=30, ceiling=False), cpu_count=2,
+                  cuda=False)
+    tuner.run()
+    pruned = [t for t in study.trials if t.state == TrialState.PRUNED
+              and t.user_attrs.get("duplicate_of") is None]
+    assert pruned, "slow configs after a fast one should be pruned"
+    best = max(t.value for t in study.trials if t.value is not None)
+    assert all(max(t.intermediate_values.values()) < best for t in pruned)
+
+
+@pytest.mark.parametrize("status", ["over_memory"])
+def test_over_memory_is_infeasible(status: str) -> None:
+    class Hungry(FakeRunner):
+        def run(self, target: Target, config: TrialConfig, *, timeout_s: float,
+                on_window: WindowCallback | None = None) -> ProbeResult:
+            res = super().run(target, config, timeout_s=timeout_s, on_window=on_window)
+            if (config.loader.num_workers or 0) > 8:
+                res.status, res.reason = status, "host memory over budget"
+            return res
+
+    tuner = make(Hungry(load_s=0.2, compute_s=0.005), trials=10, patience=20)
+    tuner.run()
+    bad = [t for t in tuner.study.trials if t.user_attrs.get("status") == "over_memory"]
+    assert bad and all(t.state == TrialState.FAIL for t in bad)
+    assert all(t.constraints.get("host_memory", 0) > 0 for t in bad)
+    assert summarize(tuner.study, "mem")["recommended"]["config"]["num_workers"] <= 8
