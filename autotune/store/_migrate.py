@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import sqlalchemy
@@ -45,6 +46,14 @@ def current_revision(url: str | None = None) -> str | None:
 
 
 def upgrade_autotune(url: str | None = None, revision: str = "head") -> None:
+    _migrate(url, revision, command.upgrade)
+
+
+def downgrade_autotune(url: str | None, revision: str) -> None:
+    _migrate(url, revision, command.downgrade)
+
+
+def _migrate(url: str | None, revision: str, step: Callable[[Config, str], None]) -> None:
     resolved = storage_url(url)
     cfg = alembic_config(resolved)
     # Alembic narrates every step at INFO; a CLI user needs only the outcome.
@@ -52,7 +61,7 @@ def upgrade_autotune(url: str | None = None, revision: str = "head") -> None:
     try:
         with engine_for(resolved).begin() as conn:
             cfg.attributes["connection"] = conn
-            command.upgrade(cfg, revision)
+            step(cfg, revision)
     except sqlalchemy.exc.SQLAlchemyError as exc:
         reason = str(exc).splitlines()[0][:200]
         raise StorageError(f"cannot upgrade {safe_url(resolved)}: {reason}") from None
