@@ -96,6 +96,10 @@ class TrialConfig:
     mode: Mode = "measure"
     result_path: str = ""
     progress_path: str = ""
+    # Where to write a Chrome trace (torch.profiler) of `profile_steps` steps taken after the
+    # measurement; empty: no trace.
+    profile_path: str = ""
+    profile_steps: int = 5
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -109,6 +113,8 @@ class TrialConfig:
             mode=raw.get("mode", "measure"),
             result_path=raw.get("result_path", ""),
             progress_path=raw.get("progress_path", ""),
+            profile_path=raw.get("profile_path", ""),
+            profile_steps=raw.get("profile_steps", 5),
         )
 
 
@@ -139,6 +145,7 @@ class ProbeResult:
     peak_rss_bytes: int | None = None
     cpu_count: int | None = None
     gpu: dict[str, Any] | None = None
+    profile_path: str | None = None  # the Chrome trace the probe wrote, when asked to
     wall_s: float | None = None
     exit_code: int | None = None
     stderr_tail: str = ""

@@ -1,4 +1,7 @@
-"""The hardware fingerprint a study is keyed by: a recommendation holds only where it was measured."""
+"""The hardware fingerprint a study is keyed by.
+
+A recommendation holds only on the hardware that measured it.
+"""
 
 from __future__ import annotations
 
@@ -23,13 +26,17 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def _gpus() -> tuple[str | None, int, str | None]:
     """(model, count, driver) through NVML; (None, 0, None) where there is none."""
     try:
         import pynvml
 
         pynvml.nvmlInit()
-    except Exception:  # noqa: BLE001 - no driver, no library, no GPU: all mean "no GPU"
+    except Exception:
         return None, 0, None
     try:
         count = pynvml.nvmlDeviceGetCount()
@@ -37,8 +44,7 @@ def _gpus() -> tuple[str | None, int, str | None]:
             return None, 0, None
         name = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0))
         driver = pynvml.nvmlSystemGetDriverVersion()
-        decode = (lambda v: v.decode() if isinstance(v, bytes) else str(v))
-        return decode(name), int(count), decode(driver)
+        return _text(name), int(count), _text(driver)
     finally:
         pynvml.nvmlShutdown()
 

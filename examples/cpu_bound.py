@@ -5,9 +5,8 @@ Workers help up to about the number of free cores and no further.
 
 import torch
 import torch.nn.functional as F
-from torch.utils.data import DataLoader, Dataset
-
 from _common import SmallConvNet, base_parser, train
+from torch.utils.data import DataLoader, Dataset
 
 
 class AugmentedImages(Dataset):
@@ -33,6 +32,10 @@ if __name__ == "__main__":
     parser.add_argument("--samples", type=int, default=4096)
     parser.add_argument("--work", type=int, default=12)
     args = parser.parse_args()
-    loader = DataLoader(AugmentedImages(args.samples, args.work), batch_size=args.batch_size,
-                        shuffle=True, num_workers=args.num_workers)
+    loader = DataLoader(
+        AugmentedImages(args.samples, args.work),
+        batch_size=args.batch_size,
+        shuffle=True,
+        num_workers=args.num_workers,
+    )
     train(SmallConvNet(), loader, args.epochs, args.lr)

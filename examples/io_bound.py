@@ -6,9 +6,8 @@ Loading costs wall time, not CPU, so many more workers than cores help.
 import time
 
 import torch
-from torch.utils.data import DataLoader, Dataset
-
 from _common import SmallConvNet, base_parser, train
+from torch.utils.data import DataLoader, Dataset
 
 
 class RemoteImages(Dataset):
@@ -31,6 +30,7 @@ if __name__ == "__main__":
     parser.add_argument("--latency-ms", type=float, default=4.0)
     args = parser.parse_args()
     dataset = RemoteImages(args.samples, args.latency_ms / 1000)
-    loader = DataLoader(dataset, batch_size=args.batch_size, shuffle=True,
-                        num_workers=args.num_workers)
+    loader = DataLoader(
+        dataset, batch_size=args.batch_size, shuffle=True, num_workers=args.num_workers
+    )
     train(SmallConvNet(), loader, args.epochs, args.lr)

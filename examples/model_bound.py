@@ -4,10 +4,9 @@ No DataLoader setting can make this much faster; a tuner should say so.
 """
 
 import torch
+from _common import base_parser, device
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
-
-from _common import base_parser, device
 
 if __name__ == "__main__":
     parser = base_parser(__doc__)
@@ -16,13 +15,17 @@ if __name__ == "__main__":
     args = parser.parse_args()
     x = torch.randn(args.samples, 256)
     y = torch.randint(0, 10, (args.samples,))
-    loader = DataLoader(TensorDataset(x, y), batch_size=args.batch_size, shuffle=True,
-                        num_workers=args.num_workers)
+    loader = DataLoader(
+        TensorDataset(x, y), batch_size=args.batch_size, shuffle=True, num_workers=args.num_workers
+    )
     dev = device()
     model = nn.Sequential(
-        nn.Linear(256, args.width), nn.ReLU(),
-        nn.Linear(args.width, args.width), nn.ReLU(),
-        nn.Linear(args.width, args.width), nn.ReLU(),
+        nn.Linear(256, args.width),
+        nn.ReLU(),
+        nn.Linear(args.width, args.width),
+        nn.ReLU(),
+        nn.Linear(args.width, args.width),
+        nn.ReLU(),
         nn.Linear(args.width, 10),
     ).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr)

@@ -6,9 +6,8 @@ persistent_workers keeps them.
 import time
 
 import torch
-from torch.utils.data import DataLoader, Dataset, get_worker_info
-
 from _common import SmallConvNet, base_parser, train
+from torch.utils.data import DataLoader, Dataset, get_worker_info
 
 
 class ShardedImages(Dataset):
@@ -36,7 +35,11 @@ if __name__ == "__main__":
     parser.add_argument("--latency-ms", type=float, default=1.0)
     parser.set_defaults(epochs=200, num_workers=4)
     args = parser.parse_args()
-    loader = DataLoader(ShardedImages(args.samples, args.latency_ms / 1000),
-                        batch_size=args.batch_size, shuffle=True,
-                        num_workers=args.num_workers, worker_init_fn=open_shards)
+    loader = DataLoader(
+        ShardedImages(args.samples, args.latency_ms / 1000),
+        batch_size=args.batch_size,
+        shuffle=True,
+        num_workers=args.num_workers,
+        worker_init_fn=open_shards,
+    )
     train(SmallConvNet(), loader, args.epochs, args.lr)

@@ -16,8 +16,9 @@ from autotune.runner import SubprocessRunner, Target
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 EXAMPLES = ROOT / "examples"
-FAST = ProbeSettings(warmup_batches=3, warmup_s=0.2, window_s=0.25, windows=3,
-                     sample_interval_s=0.05)
+FAST = ProbeSettings(
+    warmup_batches=3, warmup_s=0.2, window_s=0.25, windows=3, sample_interval_s=0.05
+)
 MARK_ENV = "AUTOTUNE_TEST_MARK"
 
 
@@ -60,4 +61,4 @@ def probe(
 
 @pytest.fixture
 def db_url(tmp_path: Path) -> Iterator[str]:
-    yield f"sqlite:///{tmp_path / 'autotune.db'}"
+    return f"sqlite:///{tmp_path / 'autotune.db'}"

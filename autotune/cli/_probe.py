@@ -8,17 +8,24 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from autotune.cli._common import check_script, err, fail, print_json, storage
+from autotune.cli._common import check_script, err, fail, out, print_json, storage
 from autotune.cli._render import render_summary
 from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
 from autotune.hardware import fingerprint
 from autotune.runner import SubprocessRunner, Target
+from autotune.store import sync_study
 from autotune.tuner import StudyError, StudyKey, Tuner, TunerOptions, open_study
 from autotune.tuner._summary import summarize
 
-_SHORT = {"num_workers": "workers", "prefetch_factor": "prefetch",
-          "persistent_workers": "persistent", "pin_memory": "pin", "num_streams": "streams",
-          "batch_size": "batch", "device": "device"}
+_SHORT = {
+    "num_workers": "workers",
+    "prefetch_factor": "prefetch",
+    "persistent_workers": "persistent",
+    "pin_memory": "pin",
+    "num_streams": "streams",
+    "batch_size": "batch",
+    "device": "device",
+}
 
 
 def describe_config(config: LoaderConfig) -> str:
@@ -49,19 +56,23 @@ class ProgressReporter:
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()
 
-    def trial_started(self, number: int, done: int, total: int, role: str,
-                      config: LoaderConfig) -> None:
+    def trial_started(
+        self, number: int, done: int, total: int, role: str, config: LoaderConfig
+    ) -> None:
         label = "the script as written" if role == "baseline" else describe_config(config)
-        self.progress.update(self.task, completed=done, total=total,
-                             description=f"{role}: {label}{self.best_text}")
+        self.progress.update(
+            self.task, completed=done, total=total, description=f"{role}: {label}{self.best_text}"
+        )
 
-    def trial_finished(self, number: int, result: ProbeResult, best: float | None,
-                       baseline: float | None) -> None:
+    def trial_finished(
+        self, number: int, result: ProbeResult, best: float | None, baseline: float | None
+    ) -> None:
         rate = f"{result.samples_per_s:,.0f} samples/s" if result.samples_per_s else "-"
         status = "" if result.ok else f" [red]{result.status}[/]: {result.reason}"
         self.progress.console.print(
             f"  #{number} {describe_config(result.applied_config)}: {rate}{status}",
-            soft_wrap=True, highlight=False,
+            soft_wrap=True,
+            highlight=False,
         )
         if best:
             speed = f" ({best / baseline:.2f}x)" if baseline else ""
@@ -76,26 +87,39 @@ def probe(
     ctx: typer.Context,
     script: Path = typer.Argument(..., help="Your training script, run unmodified."),
     study_name: str | None = typer.Option(
-        None, "--study", help="Study name (default: from script, arguments and hardware)."),
+        None, "--study", help="Study name (default: from script, arguments and hardware)."
+    ),
     storage_opt: str | None = typer.Option(
-        None, "--storage", help="SQLAlchemy URL (default: $AUTOTUNE_STORAGE or sqlite:///autotune.db)."),
-    trials: int = typer.Option(20, "--trials", min=1, help="Probes in the study, baseline included."),
+        None,
+        "--storage",
+        help="SQLAlchemy URL (default: $AUTOTUNE_STORAGE or sqlite:///autotune.db).",
+    ),
+    trials: int = typer.Option(
+        20, "--trials", min=1, help="Probes in the study, baseline included."
+    ),
     timeout: float = typer.Option(1800, "--timeout", min=1, help="Seconds for the whole search."),
     trial_timeout: float = typer.Option(120, "--trial-timeout", min=1, help="Seconds per probe."),
     warmup: float = typer.Option(1.0, "--warmup", min=0, help="Warm-up seconds before measuring."),
     window: float = typer.Option(1.5, "--window", min=0.05, help="Seconds per measurement window."),
     windows: int = typer.Option(5, "--windows", min=2, help="Measurement windows per probe."),
-    max_workers: int | None = typer.Option(None, "--max-workers", min=0,
-                                           help="Upper bound of num_workers searched."),
-    tune_batch_size: bool = typer.Option(False, "--tune-batch-size",
-                                         help="Also search batch size (changes training)."),
-    patience: int = typer.Option(4, "--patience", min=1,
-                                 help="Stop after this many trials with no gain beyond noise."),
+    max_workers: int | None = typer.Option(
+        None, "--max-workers", min=0, help="Upper bound of num_workers searched."
+    ),
+    tune_batch_size: bool = typer.Option(
+        False, "--tune-batch-size", help="Also search batch size (changes training)."
+    ),
+    patience: int = typer.Option(
+        4, "--patience", min=1, help="Stop after this many trials with no gain beyond noise."
+    ),
     max_host_mem: float | None = typer.Option(
-        None, "--max-host-mem", min=0.1,
-        help="GiB of host memory a trial's process tree may use (default: half of RAM)."),
+        None,
+        "--max-host-mem",
+        min=0.1,
+        help="GiB of host memory a trial's process tree may use (default: half of RAM).",
+    ),
     max_gpu_mem: float | None = typer.Option(
-        None, "--max-gpu-mem", min=0.1, help="GiB of GPU memory a trial may allocate."),
+        None, "--max-gpu-mem", min=0.1, help="GiB of GPU memory a trial may allocate."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
     """Probe SCRIPT with different DataLoader settings and recommend the fastest safe ones.
@@ -116,31 +140,49 @@ def probe(
         trials=trials,
         timeout_s=timeout,
         trial_timeout_s=trial_timeout,
-        settings=ProbeSettings(warmup_s=warmup, window_s=window, windows=windows,
-                               max_host_mem_bytes=_host_budget(max_host_mem)),
+        settings=ProbeSettings(
+            warmup_s=warmup,
+            window_s=window,
+            windows=windows,
+            max_host_mem_bytes=_host_budget(max_host_mem),
+        ),
         tune_batch_size=tune_batch_size,
         max_workers=max_workers,
         patience=patience,
         max_gpu_mem_bytes=int(max_gpu_mem * 2**30) if max_gpu_mem else None,
     )
-    err.print(f"autotune: study [bold]{name}[/] in {url}; probing {script} "
-              f"({trials} trials, one at a time)", soft_wrap=True, highlight=False)
+    err.print(
+        f"autotune: study [bold]{name}[/] in {url}; probing {script} "
+        f"({trials} trials, one at a time)",
+        soft_wrap=True,
+        highlight=False,
+    )
     import torch
 
     with ProgressReporter(trials) as reporter:
-        tuner = Tuner(study, target, SubprocessRunner(), options,
-                      cpu_count=os.cpu_count() or 1, cuda=torch.cuda.is_available(),
-                      reporter=reporter)
+        tuner = Tuner(
+            study,
+            target,
+            SubprocessRunner(),
+            options,
+            cpu_count=os.cpu_count() or 1,
+            cuda=torch.cuda.is_available(),
+            reporter=reporter,
+            after_trial=lambda s: sync_study(url, s),
+        )
         outcome = tuner.run()
     summary = summarize(study, url)
     if as_json:
         print_json(summary)
     else:
-        render_summary(err if outcome.interrupted else _stdout(), summary)
-        err.print(f"apply without code changes: autotune run {script} --study {name}"
-                  + (f" --storage {storage_opt}" if storage_opt else "")
-                  + (" -- " + " ".join(ctx.args) if ctx.args else ""),
-                  soft_wrap=True, highlight=False)
+        render_summary(err if outcome.interrupted else out, summary)
+        err.print(
+            f"apply without code changes: autotune run {script} --study {name}"
+            + (f" --storage {storage_opt}" if storage_opt else "")
+            + (" -- " + " ".join(ctx.args) if ctx.args else ""),
+            soft_wrap=True,
+            highlight=False,
+        )
     if outcome.interrupted:
         raise typer.Exit(130)
     if summary["recommended"] is None:
@@ -154,9 +196,3 @@ def _host_budget(gib: float | None) -> int:
     if gib is not None:
         return int(gib * 2**30)
     return int(psutil.virtual_memory().total // 2)
-
-
-def _stdout():  # type: ignore[no-untyped-def]
-    from autotune.cli._common import out
-
-    return out

@@ -26,8 +26,9 @@ def render_summary(console: Console, summary: dict[str, Any]) -> None:
     table.add_column("as written", justify="right")
     table.add_column("recommended", justify="right", style="bold green")
     for key in LOADER_KEYS:
-        table.add_row(key, _fmt(base and base["config"].get(key)),
-                      _fmt(rec and rec["config"].get(key)))
+        table.add_row(
+            key, _fmt(base and base["config"].get(key)), _fmt(rec and rec["config"].get(key))
+        )
     ci = rec.get("ci95") if rec else None
     rec_rate = _rate(rec and rec["samples_per_s"])
     if ci:

@@ -31,8 +31,9 @@ def run(
     if summary["recommended"] is None:
         fail(f"study {name!r} has no recommendation yet; run `autotune probe` first")
     config = LoaderConfig.from_dict(summary["recommended"]["config"])
-    err.print(f"autotune: running {script} with {config.to_dict()}", soft_wrap=True,
-              highlight=False)
+    err.print(
+        f"autotune: running {script} with {config.to_dict()}", soft_wrap=True, highlight=False
+    )
     env = dict(os.environ)
     if config.device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""

@@ -35,17 +35,25 @@ def studies(
         summary = summarize(loaded, url)
         rows.append(summary)
     if as_json:
-        print_json([{k: r[k] for k in ("study", "script", "speedup", "trials", "recommended")}
-                    for r in rows])
+        print_json(
+            [
+                {k: r[k] for k in ("study", "script", "speedup", "trials", "recommended")}
+                for r in rows
+            ]
+        )
         return
     table = Table()
     for col in ("study", "script", "trials", "best samples/s", "speedup"):
         table.add_column(col)
     for r in rows:
         rec = r["recommended"]
-        table.add_row(r["study"], str(r["script"]), str(sum(r["trials"].values())),
-                      f"{rec['samples_per_s']:,.0f}" if rec and rec["samples_per_s"] else "-",
-                      f"{r['speedup']:.2f}x" if r["speedup"] else "-")
+        table.add_row(
+            r["study"],
+            str(r["script"]),
+            str(sum(r["trials"].values())),
+            f"{rec['samples_per_s']:,.0f}" if rec and rec["samples_per_s"] else "-",
+            f"{r['speedup']:.2f}x" if r["speedup"] else "-",
+        )
     out.print(table if rows else f"no studies in {url}")
 
 
@@ -54,7 +62,7 @@ def show(
     storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
 ) -> None:
     """Every trial of a study, with failure reasons."""
-    loaded, url = study(name, storage_opt)
+    loaded, _url = study(name, storage_opt)
     table = Table(title=f"study {name}", title_justify="left")
     for col in ("#", "role", "state", "settings", "samples/s", "wait", "reason"):
         table.add_column(col)
@@ -62,13 +70,20 @@ def show(
         res = t.user_attrs.get("result") or {}
         wait = res.get("data_wait_fraction")
         table.add_row(
-            str(t.number), str(t.user_attrs.get("role", "")), t.state.name.lower(),
+            str(t.number),
+            str(t.user_attrs.get("role", "")),
+            t.state.name.lower(),
             describe_config(trial_config(t)),
             f"{t.value:,.0f}" if t.value is not None else "-",
             f"{wait:.0%}" if wait is not None else "-",
-            str(t.user_attrs.get("reason") or (
-                f"same settings as #{t.user_attrs['duplicate_of']}"
-                if t.user_attrs.get("duplicate_of") is not None else "")),
+            str(
+                t.user_attrs.get("reason")
+                or (
+                    f"same settings as #{t.user_attrs['duplicate_of']}"
+                    if t.user_attrs.get("duplicate_of") is not None
+                    else ""
+                )
+            ),
         )
     out.print(table)
 

@@ -16,7 +16,7 @@ from autotune.contract import ProbeSettings
 from autotune.probe._nvtx import NvtxRanges
 
 
-class ProbeDone(BaseException):  # noqa: N818 - a signal, not an error
+class ProbeDone(BaseException):
     """Ends the user's script once measurement is complete.
 
     A ``BaseException`` so that the broad ``except Exception:`` common in training loops

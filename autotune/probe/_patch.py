@@ -39,9 +39,9 @@ def script_config(arguments: dict[str, Any]) -> LoaderConfig:
         prefetch_factor=prefetch if workers > 0 else None,
         pin_memory=bool(arguments.get("pin_memory", False)),
         persistent_workers=bool(arguments.get("persistent_workers", False)),
-        batch_size=None if arguments.get("batch_sampler") is not None else arguments.get(
-            "batch_size"
-        ),
+        batch_size=None
+        if arguments.get("batch_sampler") is not None
+        else arguments.get("batch_size"),
         num_streams=0,
     )
 
@@ -59,9 +59,10 @@ def apply_config(arguments: dict[str, Any], config: LoaderConfig) -> dict[str, A
     workers = int(new.get("num_workers") or 0)
     if config.pin_memory is not None:
         new["pin_memory"] = config.pin_memory
-    if config.batch_size is not None and new.get("batch_sampler") is None:
-        if new.get("batch_size") is not None:
-            new["batch_size"] = config.batch_size
+    # batch_size=None means the script turned batching off; a batch_sampler owns the size.
+    batched = new.get("batch_sampler") is None and new.get("batch_size") is not None
+    if config.batch_size is not None and batched:
+        new["batch_size"] = config.batch_size
     if workers > 0:
         if config.prefetch_factor is not None:
             new["prefetch_factor"] = config.prefetch_factor
@@ -78,8 +79,10 @@ def apply_config(arguments: dict[str, Any], config: LoaderConfig) -> dict[str, A
 def _call_site(loader: Any) -> tuple[str, int] | None:
     frame = sys._getframe(2)
     # Step out of DataLoader subclasses' __init__ chains to where the script built it.
-    while frame is not None and frame.f_code.co_name == "__init__" and (
-        frame.f_locals.get("self") is loader
+    while (
+        frame is not None
+        and frame.f_code.co_name == "__init__"
+        and (frame.f_locals.get("self") is loader)
     ):
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:
@@ -115,7 +118,7 @@ class LoaderPatch:
         def __iter__(loader: Any) -> Any:
             return patch._iter(loader)
 
-        DataLoader.__init__ = __init__  # type: ignore[method-assign]
+        DataLoader.__init__ = __init__  # type: ignore[method-assign,assignment]
         DataLoader.__iter__ = __iter__  # type: ignore[method-assign]
 
     def uninstall(self) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 try:
     import psutil
 except ImportError:  # psutil is optional inside the user's process
-    psutil = None
+    psutil = None  # type: ignore[assignment]
 
 
 class TreeSampler:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -34,10 +35,8 @@ def _tail(path: Path, lines: int = _TAIL_LINES) -> str:
 
 def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
     """Signal a whole process group; DataLoader workers included."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _last_error_line(tail: str) -> str:
@@ -122,10 +121,8 @@ class SubprocessRunner(BaseRunner):
         timed_out = pruned = False
         try:
             while True:
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=self.poll_s)
-                except subprocess.TimeoutExpired:
-                    pass
                 for index, value in progress.poll():
                     if on_window is not None and not pruned and on_window(index, value):
                         pruned = True
@@ -151,8 +148,9 @@ class SubprocessRunner(BaseRunner):
             if on_window is not None and not pruned:
                 on_window(index, value)  # windows that landed as the probe exited
         wall = time.monotonic() - started
-        return self._classify(proc.returncode, result_path, log_path, progress, timed_out,
-                              pruned, timeout_s, wall)
+        return self._classify(
+            proc.returncode, result_path, log_path, progress, timed_out, pruned, timeout_s, wall
+        )
 
     def _classify(
         self,

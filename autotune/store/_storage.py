@@ -59,7 +59,9 @@ def open_storage(url: str | None = None, **rdb_kwargs: object) -> optuna.storage
         if parsed.get_backend_name() == "sqlite":
             _prepare_sqlite(parsed)
         return optuna.storages.RDBStorage(
-            resolved, engine_kwargs=engine_kwargs(resolved), **rdb_kwargs  # type: ignore[arg-type]
+            resolved,
+            engine_kwargs=engine_kwargs(resolved),
+            **rdb_kwargs,  # type: ignore[arg-type]
         )
     except StorageError:
         raise

@@ -80,10 +80,18 @@ def confirm(
         "ci95": [lo, hi],
         "fastest": top.trial,
         "baseline_median": median(baseline.windows) if baseline is not None else None,
-        "probe_seconds": sum(c.probe_seconds for c in [*candidates, *([baseline] if baseline else [])]),
+        "probe_seconds": sum(
+            c.probe_seconds for c in [*candidates, *([baseline] if baseline else [])]
+        ),
         "candidates": [
-            {"trial": c.trial, "config": c.config.to_dict(), "median": median(c.windows),
-             "ci95": list(ci95_median(c.windows)), "runs": c.runs, "windows": c.windows}
+            {
+                "trial": c.trial,
+                "config": c.config.to_dict(),
+                "median": median(c.windows),
+                "ci95": list(ci95_median(c.windows)),
+                "runs": c.runs,
+                "windows": c.windows,
+            }
             for c in candidates
         ],
     }

@@ -91,14 +91,18 @@ def diagnose(
             f"the best settings reach {best / ceiling:.0%} of the compute ceiling "
             f"({ceiling:.0f} samples/s): the model step is the limit now, not the data; "
             "a faster step (smaller model, mixed precision, a bigger GPU) is what helps.",
-            load, compute, cpu,
+            load,
+            compute,
+            cpu,
         )
     if wait < INPUT_BOUND_WAIT:
         return Diagnosis(
             "model",
             f"model-bound: only {pct}; the step itself takes the time, so DataLoader "
             "settings cannot make this much faster.",
-            load, compute, cpu,
+            load,
+            compute,
+            cpu,
         )
     if startup is not None and startup >= STARTUP_SHARE and result.epoch_starts:
         return Diagnosis(
@@ -106,7 +110,9 @@ def diagnose(
             f"start-up-bound: {pct}, and {startup:.0%} of the time goes to starting "
             f"workers at {result.epoch_starts} epoch starts; keep workers alive "
             "(persistent_workers=True).",
-            load, compute, cpu,
+            load,
+            compute,
+            cpu,
         )
     if cpu is not None and cpu >= CPU_BUSY:
         advice = (
@@ -118,12 +124,19 @@ def diagnose(
         return Diagnosis(
             "input-cpu",
             f"{pct}; loading uses {cpu:.1f} CPU-s per second: CPU-bound, {advice}.",
-            load, compute, cpu,
+            load,
+            compute,
+            cpu,
         )
-    cpu_text = f"loading uses {cpu:.2f} CPU-s per second" if cpu is not None else (
-        "loading leaves the CPU idle")
+    cpu_text = (
+        f"loading uses {cpu:.2f} CPU-s per second"
+        if cpu is not None
+        else ("loading leaves the CPU idle")
+    )
     return Diagnosis(
         "input-latency",
         f"{pct}; {cpu_text}: latency-bound, more workers help (tens are fine).",
-        load, compute, cpu,
+        load,
+        compute,
+        cpu,
     )

@@ -5,7 +5,12 @@ from __future__ import annotations
 import math
 
 from autotune.contract import ProbeResult
-from autotune.tuner._diagnosis import CPU_BUSY, INPUT_BOUND_WAIT, load_time_per_batch, loader_cpu_per_s
+from autotune.tuner._diagnosis import (
+    CPU_BUSY,
+    INPUT_BOUND_WAIT,
+    load_time_per_batch,
+    loader_cpu_per_s,
+)
 
 # Slack over the bare ratio: per-batch load times vary, and a queue that only just keeps
 # up still stalls on slow batches.
@@ -24,8 +29,9 @@ def predict_workers(
     Each worker delivers one batch per load time L; the step consumes one per compute time C;
     so about L / C workers keep up. With a measured compute ceiling (samples/s with no data
     cost), C is the ceiling's step time when that is shorter: a step that waited for data
-    often runs slower than one that did not (cold caches, idle thread pools). CPU-bound loaders get at most the free cores (one core is
-    the training step's), latency-bound ones up to ``max_workers``. None when the probe shows
+    often runs slower than one that did not (cold caches, idle thread pools). CPU-bound
+    loaders get at most the free cores (one core is the training step's), latency-bound
+    ones up to ``max_workers``. None when the probe shows
     no input bottleneck.
     """
     if (result.data_wait_fraction or 0.0) < INPUT_BOUND_WAIT:

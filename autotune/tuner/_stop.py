@@ -9,7 +9,6 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune.tuner._noise import clearly_better, median, relative_spread
 from autotune.tuner._records import role, usable
 
-
 MAX_CEILING_GAP = 0.10
 
 
@@ -33,8 +32,12 @@ def stop_reason(
     patience: int,
 ) -> str | None:
     """A reason to stop now, or None to go on."""
-    measured = [t for t in trials if t.user_attrs.get("duplicate_of") is None
-                and t.state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)]
+    measured = [
+        t
+        for t in trials
+        if t.user_attrs.get("duplicate_of") is None
+        and t.state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
+    ]
     best: list[float] = []
     since_gain = 0
     for t in measured:
@@ -44,8 +47,10 @@ def stop_reason(
         elif role(t) != "baseline":
             since_gain += 1
     if ceiling and near_ceiling(best, ceiling):
-        return (f"the best setting runs at {median(best) / median(ceiling):.0%} of the compute "
-                "ceiling, within noise of it: no loader setting can do better")
+        return (
+            f"the best setting runs at {median(best) / median(ceiling):.0%} of the compute "
+            "ceiling, within noise of it: no loader setting can do better"
+        )
     if since_gain >= patience:
         return f"{since_gain} trials in a row brought no gain beyond noise"
     return None

@@ -11,7 +11,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune.contract import LOADER_KEYS, LoaderConfig
-from autotune.tuner._records import role, trial_config, trial_result, usable
+from autotune.tuner._records import role, trial_config, usable
 
 
 def _config_dict(config: LoaderConfig | None) -> dict[str, Any]:
@@ -42,9 +42,8 @@ def summarize(study: optuna.Study, storage: str) -> dict[str, Any]:
     best = recommended_trial(study)
     confirmation = attrs.get("confirmation") or {}
     counted = [t for t in trials if t.user_attrs.get("duplicate_of") is None]
-    probe_s = sum(
-        (trial_result(t).wall_s or 0.0) for t in counted if trial_result(t) is not None
-    ) + float(attrs.get("extra_probe_seconds", 0.0))
+    walls = [(t.user_attrs.get("result") or {}).get("wall_s") or 0.0 for t in counted]
+    probe_s = sum(walls) + float(attrs.get("extra_probe_seconds", 0.0))
     base_rate = base.value if base is not None and base.state == TrialState.COMPLETE else None
     best_rate = confirmation.get("median") if confirmation else None
     if best_rate is None and best is not None:
@@ -61,13 +60,17 @@ def summarize(study: optuna.Study, storage: str) -> dict[str, Any]:
         "script": attrs.get("script"),
         "args": attrs.get("args"),
         "hardware": attrs.get("hardware"),
-        "recommended": None if best is None else {
+        "recommended": None
+        if best is None
+        else {
             "trial": best.number,
             "config": _config_dict(trial_config(best)),
             "samples_per_s": best_rate,
             "ci95": confirmation.get("ci95"),
         },
-        "baseline": None if base is None else {
+        "baseline": None
+        if base is None
+        else {
             "trial": base.number,
             "config": _config_dict(base_script),
             "samples_per_s": base_confirmed or base_rate,
@@ -84,15 +87,19 @@ def summarize(study: optuna.Study, storage: str) -> dict[str, Any]:
         },
         "probe_seconds": round(probe_s, 3),
         "failures": [
-            {"trial": t.number, "status": t.user_attrs.get("status"),
-             "reason": t.user_attrs.get("reason"), "config": t.user_attrs.get("config")}
-            for t in counted if t.state == TrialState.FAIL
+            {
+                "trial": t.number,
+                "status": t.user_attrs.get("status"),
+                "reason": t.user_attrs.get("reason"),
+                "config": t.user_attrs.get("config"),
+            }
+            for t in counted
+            if t.state == TrialState.FAIL
         ],
     }
 
 
-_SNIPPET_KEYS = ("batch_size", "num_workers", "prefetch_factor", "persistent_workers",
-                 "pin_memory")
+_SNIPPET_KEYS = ("batch_size", "num_workers", "prefetch_factor", "persistent_workers", "pin_memory")
 
 
 def python_snippet(summary: dict[str, Any]) -> str:
@@ -101,16 +108,22 @@ def python_snippet(summary: dict[str, Any]) -> str:
     if not rec:
         return "# no recommendation yet: no trial was measured in full"
     config = rec["config"]
-    parts = [f"{k}={config[k]!r}" for k in _SNIPPET_KEYS if config.get(k) is not None
-             and not (k == "prefetch_factor" and not config.get("num_workers"))]
+    parts = [
+        f"{k}={config[k]!r}"
+        for k in _SNIPPET_KEYS
+        if config.get(k) is not None
+        and not (k == "prefetch_factor" and not config.get("num_workers"))
+    ]
     lines = [
         f"# autotune study {summary['study']}: {rec['samples_per_s'] or 0:.0f} samples/s"
         + (f", {summary['speedup']:.2f}x the script as written" if summary.get("speedup") else ""),
         f"loader = DataLoader(dataset, {', '.join(parts)})",
     ]
     if config.get("num_streams"):
-        lines.append(f"# copy batches to the GPU on {config['num_streams']} CUDA streams: "
-                     "`autotune run` applies this for you")
+        lines.append(
+            f"# copy batches to the GPU on {config['num_streams']} CUDA streams: "
+            "`autotune run` applies this for you"
+        )
     base = (summary.get("baseline") or {}).get("config") or {}
     if config.get("device") == "cpu" and base.get("device") == "cuda":
         lines.append("# measured faster on the CPU: run with CUDA_VISIBLE_DEVICES=''")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import optuna
@@ -31,22 +31,26 @@ _MAX_DUPLICATES_IN_A_ROW = 4
 
 
 class Reporter(Protocol):
-    def trial_started(self, number: int, done: int, total: int, role: str,
-                      config: LoaderConfig) -> None: ...
+    def trial_started(
+        self, number: int, done: int, total: int, role: str, config: LoaderConfig
+    ) -> None: ...
 
-    def trial_finished(self, number: int, result: ProbeResult, best: float | None,
-                       baseline: float | None) -> None: ...
+    def trial_finished(
+        self, number: int, result: ProbeResult, best: float | None, baseline: float | None
+    ) -> None: ...
 
     def note(self, text: str) -> None: ...
 
 
 class NullReporter:
-    def trial_started(self, number: int, done: int, total: int, role: str,
-                      config: LoaderConfig) -> None:
+    def trial_started(
+        self, number: int, done: int, total: int, role: str, config: LoaderConfig
+    ) -> None:
         pass
 
-    def trial_finished(self, number: int, result: ProbeResult, best: float | None,
-                       baseline: float | None) -> None:
+    def trial_finished(
+        self, number: int, result: ProbeResult, best: float | None, baseline: float | None
+    ) -> None:
         pass
 
     def note(self, text: str) -> None:
@@ -76,7 +80,8 @@ class Outcome:
 def counted(trials: list[FrozenTrial]) -> int:
     """Trials that used the budget: finished ones, not duplicates skipped without a probe."""
     return sum(
-        1 for t in trials
+        1
+        for t in trials
         if t.state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
         and t.user_attrs.get("duplicate_of") is None
     )
@@ -127,8 +132,13 @@ class Tuner:
             max_workers=self.options.max_workers if max_workers is None else max_workers,
         )
 
-    def _probe(self, config: LoaderConfig, *, mode: str = "measure",
-               on_window: WindowCallback | None = None) -> ProbeResult:
+    def _probe(
+        self,
+        config: LoaderConfig,
+        *,
+        mode: str = "measure",
+        on_window: WindowCallback | None = None,
+    ) -> ProbeResult:
         return self.runner.run(
             self.target,
             TrialConfig(loader=config, settings=self.options.settings, mode=mode),  # type: ignore[arg-type]
@@ -166,7 +176,11 @@ class Tuner:
         self.reporter.trial_started(number, 0, self.options.trials, "baseline", LoaderConfig())
         result = self._probe(LoaderConfig())
         space = self._space(result.script_config)
-        params = space.params(result.script_config) if result.script_config.num_workers is not None else {}
+        params = (
+            space.params(result.script_config)
+            if result.script_config.num_workers is not None
+            else {}
+        )
         self.study.add_trial(
             frozen_from_result(result, "baseline", params, space.distributions(params))
         )
@@ -193,22 +207,37 @@ class Tuner:
         result = trial_result(base) if base is not None else None
         if result is None:
             return
-        best = max((t for t in self._trials() if usable(t)), key=lambda t: t.value or 0.0,
-                   default=None)
+        best = max(
+            (t for t in self._trials() if usable(t)), key=lambda t: t.value or 0.0, default=None
+        )
         best_result = trial_result(best) if best is not None else None
         ceiling = self._ceiling()
         # The baseline shows the bottleneck as written; the best run shows what remains.
         subject = result
-        if best_result is not None and best is not None and best.number != (base.number if base else -1):
-            if best_result.data_wait_fraction is not None and (best_result.data_wait_fraction or 0) >= 0.1:
-                subject = best_result
-        diagnosis = diagnose(subject, cpu_count=self.cpu_count, ceiling=ceiling,
-                             best=best.value if best is not None else None)
+        if (
+            best_result is not None
+            and best is not None
+            and best.number != (base.number if base else -1)
+        ) and (
+            best_result.data_wait_fraction is not None
+            and (best_result.data_wait_fraction or 0) >= 0.1
+        ):
+            subject = best_result
+        diagnosis = diagnose(
+            subject,
+            cpu_count=self.cpu_count,
+            ceiling=ceiling,
+            best=best.value if best is not None else None,
+        )
         if subject is not result:
             first = diagnose(result, cpu_count=self.cpu_count)
             if first.bottleneck != diagnosis.bottleneck:
-                diagnosis = diagnose(result, cpu_count=self.cpu_count, ceiling=ceiling,
-                                     best=best.value if best is not None else None)
+                diagnosis = diagnose(
+                    result,
+                    cpu_count=self.cpu_count,
+                    ceiling=ceiling,
+                    best=best.value if best is not None else None,
+                )
         self.study.set_user_attr("diagnosis", diagnosis.to_dict())
 
     def _narrowed_space(self, baseline: FrozenTrial, script: LoaderConfig) -> SearchSpace:
@@ -225,8 +254,15 @@ class Tuner:
         elif bottleneck == "model":
             top = max(2, self.cpu_count)
         elif bottleneck == "input-latency":
-            predicted = predict_workers(result, max_workers=4 * wide.max_workers,
-                                        cpu_count=self.cpu_count, ceiling=self._ceiling()) or 0
+            predicted = (
+                predict_workers(
+                    result,
+                    max_workers=4 * wide.max_workers,
+                    cpu_count=self.cpu_count,
+                    ceiling=self._ceiling(),
+                )
+                or 0
+            )
             top = max(top, 2 * predicted)
         return self._space(script, max_workers=max(top, script.num_workers or 0))
 
@@ -238,14 +274,16 @@ class Tuner:
         if result is None or not result.ok:
             return
         script = result.script_config
-        workers = predict_workers(result, max_workers=space.max_workers, cpu_count=self.cpu_count,
-                                  ceiling=self._ceiling())
+        workers = predict_workers(
+            result, max_workers=space.max_workers, cpu_count=self.cpu_count, ceiling=self._ceiling()
+        )
         self.study.set_user_attr("predicted_workers", workers)
         if workers is None:
             workers = script.num_workers or 0
-        gpu = {"device": "cuda", "pin_memory": True, "num_streams": 1} if self.cuda else {}
-        seeds = [LoaderConfig(num_workers=workers, prefetch_factor=2, persistent_workers=True,
-                              **gpu)]
+        seed = LoaderConfig(num_workers=workers, prefetch_factor=2, persistent_workers=True)
+        if self.cuda:
+            seed = replace(seed, device="cuda", pin_memory=True, num_streams=1)
+        seeds = [seed]
         if self.cuda and workers == (script.num_workers or 0):
             seeds.append(LoaderConfig(num_workers=workers, device="cpu"))
         for config in seeds:
@@ -272,8 +310,9 @@ class Tuner:
         baseline = self.baseline_trial() or self._run_baseline()
         if baseline.state == TrialState.FAIL:
             status = baseline.user_attrs.get("status")
-            return Outcome(f"the script as written failed ({status}): "
-                           f"{baseline.user_attrs.get('reason', '')}")
+            return Outcome(
+                f"the script as written failed ({status}): {baseline.user_attrs.get('reason', '')}"
+            )
         script = LoaderConfig.from_dict(baseline.user_attrs.get("script_config"))
         self._run_ceiling()
         space = self._narrowed_space(baseline, script)
@@ -304,8 +343,10 @@ class Tuner:
                 self.study.tell(trial, state=TrialState.PRUNED)
                 duplicates += 1
                 if duplicates >= _MAX_DUPLICATES_IN_A_ROW:
-                    return ("the search space is exhausted: the sampler keeps proposing settings "
-                            "already measured")
+                    return (
+                        "the search space is exhausted: the sampler keeps proposing settings "
+                        "already measured"
+                    )
                 continue
             duplicates = 0
             self._run_trial(trial, config, "seeded" if seeded else "search")
@@ -313,9 +354,9 @@ class Tuner:
 
     def _duplicate_of(self, config: LoaderConfig) -> int | None:
         for t in self._trials():
-            if t.state in (TrialState.COMPLETE, TrialState.FAIL) and role(t) != "baseline":
-                if LoaderConfig.from_dict(t.params) == config:
-                    return t.number
+            finished = t.state in (TrialState.COMPLETE, TrialState.FAIL)
+            if finished and role(t) != "baseline" and LoaderConfig.from_dict(t.params) == config:
+                return t.number
         return None
 
     def _run_trial(self, trial: optuna.Trial, config: LoaderConfig, trial_role: str) -> None:
@@ -347,25 +388,36 @@ class Tuner:
             trial.set_user_attr("reason", "over the memory budget (--max-host-mem/--max-gpu-mem)")
             state = TrialState.FAIL
         baseline = self.baseline_trial()
-        self.study.tell(trial, result.samples_per_s if state == TrialState.COMPLETE else None,
-                        state=state)
-        self.reporter.trial_finished(trial.number, result, self._best_value(),
-                                     baseline.value if baseline is not None else None)
+        self.study.tell(
+            trial, result.samples_per_s if state == TrialState.COMPLETE else None, state=state
+        )
+        self.reporter.trial_finished(
+            trial.number,
+            result,
+            self._best_value(),
+            baseline.value if baseline is not None else None,
+        )
         self._after_trial(self.study)
 
     def _confirm(self) -> None:
         trials = self._trials()
         pool = [
-            Candidate(t.number, trial_config(t), [v for _, v in sorted(t.intermediate_values.items())],
-                      peak_rss=(trial_result(t) or ProbeResult()).peak_rss_bytes or 0)
-            for t in trials if usable(t)
+            Candidate(
+                t.number,
+                trial_config(t),
+                [v for _, v in sorted(t.intermediate_values.items())],
+                peak_rss=(trial_result(t) or ProbeResult()).peak_rss_bytes or 0,
+            )
+            for t in trials
+            if usable(t)
         ]
         if not pool:
             return
         chosen = pick(pool, self.options.confirm_top)
         base_trial = self.baseline_trial()
-        base = next((c for c in pool if base_trial is not None and c.trial == base_trial.number),
-                    None)
+        base = next(
+            (c for c in pool if base_trial is not None and c.trial == base_trial.number), None
+        )
         if base is not None and base in chosen:
             base = None  # already re-measured as a candidate
         names = ", ".join(f"#{c.trial}" for c in chosen)

@@ -24,6 +24,7 @@ def test_importing_the_probe_package_is_light() -> None:
         "bad=[m for m in ('optuna','sqlalchemy','fastapi','alembic','typer','rich') "
         "if m in sys.modules]; print(bad)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"

@@ -5,8 +5,9 @@ import torch
 from autotune.contract import ProbeSettings
 from autotune.probe._meter import Meter, ReplayIterator, count_samples
 
-SETTINGS = ProbeSettings(warmup_batches=2, warmup_s=0.0, window_s=1.0, windows=3,
-                         min_batches_per_window=2)
+SETTINGS = ProbeSettings(
+    warmup_batches=2, warmup_s=0.0, window_s=1.0, windows=3, min_batches_per_window=2
+)
 
 
 def test_count_samples_nested() -> None:

@@ -15,9 +15,15 @@ DATA = TensorDataset(torch.arange(64.0))
 
 def _args(**kw: object) -> dict[str, object]:
     base: dict[str, object] = {
-        "dataset": DATA, "batch_size": 8, "batch_sampler": None, "num_workers": 0,
-        "prefetch_factor": None, "persistent_workers": False, "pin_memory": False,
-        "multiprocessing_context": None, "timeout": 0,
+        "dataset": DATA,
+        "batch_size": 8,
+        "batch_sampler": None,
+        "num_workers": 0,
+        "prefetch_factor": None,
+        "persistent_workers": False,
+        "pin_memory": False,
+        "multiprocessing_context": None,
+        "timeout": 0,
     }
     base.update(kw)
     return base
@@ -25,8 +31,14 @@ def _args(**kw: object) -> dict[str, object]:
 
 def test_script_config_makes_torch_defaults_explicit() -> None:
     cfg = script_config(_args(num_workers=4))
-    assert cfg == LoaderConfig(num_workers=4, prefetch_factor=2, pin_memory=False,
-                               persistent_workers=False, batch_size=8, num_streams=0)
+    assert cfg == LoaderConfig(
+        num_workers=4,
+        prefetch_factor=2,
+        pin_memory=False,
+        persistent_workers=False,
+        batch_size=8,
+        num_streams=0,
+    )
     assert script_config(_args()).prefetch_factor is None
 
 
@@ -43,8 +55,13 @@ def test_batch_size_applies_without_a_batch_sampler() -> None:
 
 def test_zero_workers_drops_worker_only_options() -> None:
     new = apply_config(
-        _args(num_workers=4, prefetch_factor=4, persistent_workers=True,
-              multiprocessing_context="spawn", timeout=5),
+        _args(
+            num_workers=4,
+            prefetch_factor=4,
+            persistent_workers=True,
+            multiprocessing_context="spawn",
+            timeout=5,
+        ),
         LoaderConfig(num_workers=0, prefetch_factor=8, persistent_workers=True),
     )
     assert new["num_workers"] == 0
@@ -55,10 +72,16 @@ def test_zero_workers_drops_worker_only_options() -> None:
 
 
 def test_worker_options_apply_with_workers() -> None:
-    new = apply_config(_args(), LoaderConfig(num_workers=3, prefetch_factor=6,
-                                             persistent_workers=True, pin_memory=True))
-    assert (new["num_workers"], new["prefetch_factor"], new["persistent_workers"],
-            new["pin_memory"]) == (3, 6, True, True)
+    new = apply_config(
+        _args(),
+        LoaderConfig(num_workers=3, prefetch_factor=6, persistent_workers=True, pin_memory=True),
+    )
+    assert (
+        new["num_workers"],
+        new["prefetch_factor"],
+        new["persistent_workers"],
+        new["pin_memory"],
+    ) == (3, 6, True, True)
 
 
 def test_none_keeps_the_scripts_value() -> None:

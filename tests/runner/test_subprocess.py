@@ -26,8 +26,9 @@ def test_ok_probe_measures_windows_and_applies_settings() -> None:
 
 @pytest.mark.parametrize("context", ["spawn", "forkserver", "fork"])
 def test_every_start_method(context: str) -> None:
-    res = probe("basic.py", "--context", context, "--workers", "1",
-                loader=LoaderConfig(num_workers=2))
+    res = probe(
+        "basic.py", "--context", context, "--workers", "1", loader=LoaderConfig(num_workers=2)
+    )
     assert res.status == "ok", res.reason + res.stderr_tail
     assert res.applied_config.num_workers == 2
 

@@ -4,9 +4,8 @@ another callback that must keep the script's own settings."""
 import json
 import sys
 
-from torch.utils.data import DataLoader
-
 from tiny import Tiny, parser, step
+from torch.utils.data import DataLoader
 
 
 class MyLoader(DataLoader):
@@ -26,7 +25,7 @@ def eval_loader():
 if __name__ == "__main__":
     args = parser().parse_args()
     seen = {}
-    for epoch in range(args.epochs):
+    for _ in range(args.epochs):
         loader = train_loader(args)
         assert loader.extra == "kept"
         for batch in loader:
@@ -34,8 +33,11 @@ if __name__ == "__main__":
         ev = eval_loader()
         for _ in ev:
             pass
-        seen = {"train_workers": loader.num_workers, "eval_workers": ev.num_workers,
-                "train_type": type(loader).__name__}
+        seen = {
+            "train_workers": loader.num_workers,
+            "eval_workers": ev.num_workers,
+            "train_type": type(loader).__name__,
+        }
         if args.report:
             with open(args.report, "w") as fh:
                 json.dump(seen, fh)

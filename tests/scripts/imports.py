@@ -3,9 +3,8 @@
 import json
 import sys
 
-from torch.utils.data import DataLoader
-
 from tiny import Tiny, parser, step
+from torch.utils.data import DataLoader
 
 if __name__ == "__main__":
     args = parser().parse_args()

@@ -1,8 +1,7 @@
 """Loader built at module level and trained with no __main__ guard (fork start method)."""
 
-from torch.utils.data import DataLoader
-
 from tiny import Tiny, step
+from torch.utils.data import DataLoader
 
 loader = DataLoader(Tiny(256, 0.001), batch_size=8, num_workers=0)
 for _ in range(1000):

@@ -8,8 +8,9 @@ from torch.utils.data import Dataset
 
 
 class Tiny(Dataset):
-    def __init__(self, size: int = 512, latency_s: float = 0.0, fail_at: int = -1,
-                 hang_at: int = -1) -> None:
+    def __init__(
+        self, size: int = 512, latency_s: float = 0.0, fail_at: int = -1, hang_at: int = -1
+    ) -> None:
         self.size = size
         self.latency_s = latency_s
         self.fail_at = fail_at

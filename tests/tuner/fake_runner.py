@@ -28,9 +28,14 @@ class FakeRunner(BaseRunner):
         seed: int = 0,
     ) -> None:
         self.load_s, self.compute_s, self.batch = load_s, compute_s, batch
-        self.script = script or LoaderConfig(num_workers=0, pin_memory=False,
-                                             persistent_workers=False, batch_size=batch,
-                                             num_streams=0, device="cpu")
+        self.script = script or LoaderConfig(
+            num_workers=0,
+            pin_memory=False,
+            persistent_workers=False,
+            batch_size=batch,
+            num_streams=0,
+            device="cpu",
+        )
         self.noise, self.cpu_bound, self.cores = noise, cpu_bound, cores
         self.fail = fail
         self.rng = random.Random(seed)
@@ -47,24 +52,41 @@ class FakeRunner(BaseRunner):
             step = max(self.compute_s, self.load_s / effective)
         return self.batch / step
 
-    def run(self, target: Target, config: TrialConfig, *, timeout_s: float,
-            on_window: WindowCallback | None = None) -> ProbeResult:
+    def run(
+        self,
+        target: Target,
+        config: TrialConfig,
+        *,
+        timeout_s: float,
+        on_window: WindowCallback | None = None,
+    ) -> ProbeResult:
         self.calls.append(config)
         applied = config.loader.merged_over(self.script)
         if not applied.num_workers:
-            applied = LoaderConfig(**{**applied.to_dict(), "prefetch_factor": None,
-                                      "persistent_workers": False})
+            applied = LoaderConfig(
+                **{**applied.to_dict(), "prefetch_factor": None, "persistent_workers": False}
+            )
         reason = self.fail(applied)
         if reason:
-            return ProbeResult(status="crashed", reason=reason, script_config=self.script,
-                               applied_config=applied, wall_s=1.0)
+            return ProbeResult(
+                status="crashed",
+                reason=reason,
+                script_config=self.script,
+                applied_config=applied,
+                wall_s=1.0,
+            )
         mean = self.rate(applied, ceiling=config.mode == "ceiling")
         windows: list[float] = []
         for i in range(config.settings.windows):
             windows.append(mean * (1 + self.rng.gauss(0, self.noise)))
             if on_window is not None and on_window(i, windows[-1]):
-                return ProbeResult(status="pruned", windows=windows, script_config=self.script,
-                                   applied_config=applied, wall_s=1.0)
+                return ProbeResult(
+                    status="pruned",
+                    windows=windows,
+                    script_config=self.script,
+                    applied_config=applied,
+                    wall_s=1.0,
+                )
         workers = applied.num_workers or 0
         step = self.batch / mean
         if config.mode == "ceiling":
@@ -75,19 +97,35 @@ class FakeRunner(BaseRunner):
             wait = max(0.0, step - self.compute_s)
         wall = 10.0
         batches = wall / step
-        loader_cpu = (1.0 if self.cpu_bound else 0.05)
+        loader_cpu = 1.0 if self.cpu_bound else 0.05
         main_cpu = wall * (self.compute_s / step) + (
-            wall * wait / step * loader_cpu if workers == 0 else 0.0)
-        worker_cpu = (min(workers, self.cores) * wall * (0.9 if self.cpu_bound else 0.05)
-                      if workers else 0.0)
+            wall * wait / step * loader_cpu if workers == 0 else 0.0
+        )
+        worker_cpu = (
+            min(workers, self.cores) * wall * (0.9 if self.cpu_bound else 0.05) if workers else 0.0
+        )
         windows.sort()
         return ProbeResult(
-            status="ok", script_config=self.script, applied_config=applied,
-            windows=windows, samples_per_s=sorted(windows)[len(windows) // 2],
-            step_p50_s=step, step_p95_s=step * 1.1, data_wait_fraction=wait / step,
-            wait_per_batch_s=wait, compute_per_batch_s=step - wait,
-            time_to_first_batch_s=0.1, batches=int(batches), samples=int(batches * self.batch),
-            batch_size=self.batch, main_cpu_s=main_cpu, worker_cpu_s=worker_cpu,
-            measured_wall_s=wall, peak_rss_bytes=2**28 * (1 + workers), cpu_count=self.cores,
-            wall_s=3.0, startup_fraction=0.0, epoch_starts=0,
+            status="ok",
+            script_config=self.script,
+            applied_config=applied,
+            windows=windows,
+            samples_per_s=sorted(windows)[len(windows) // 2],
+            step_p50_s=step,
+            step_p95_s=step * 1.1,
+            data_wait_fraction=wait / step,
+            wait_per_batch_s=wait,
+            compute_per_batch_s=step - wait,
+            time_to_first_batch_s=0.1,
+            batches=int(batches),
+            samples=int(batches * self.batch),
+            batch_size=self.batch,
+            main_cpu_s=main_cpu,
+            worker_cpu_s=worker_cpu,
+            measured_wall_s=wall,
+            peak_rss_bytes=2**28 * (1 + workers),
+            cpu_count=self.cores,
+            wall_s=3.0,
+            startup_fraction=0.0,
+            epoch_starts=0,
         )

@@ -16,12 +16,19 @@ HW = {"id": "test-hw", "cpu_count": 2}
 TARGET = Target("train.py")
 
 
-def make(runner: BaseRunner, url: str = "sqlite:///:memory:", cpu_count: int = 2,
-         **options: object) -> Tuner:
+def make(
+    runner: BaseRunner, url: str = "sqlite:///:memory:", cpu_count: int = 2, **options: object
+) -> Tuner:
     storage = optuna.storages.RDBStorage(url)
     study = open_study(storage, "s", StudyKey("train.py", (), HW), seed=1)
-    return Tuner(study, TARGET, runner, TunerOptions(**options),  # type: ignore[arg-type]
-                 cpu_count=cpu_count, cuda=False)
+    return Tuner(
+        study,
+        TARGET,
+        runner,
+        TunerOptions(**options),  # type: ignore[arg-type]
+        cpu_count=cpu_count,
+        cuda=False,
+    )
 
 
 def test_baseline_is_trial_zero_and_the_script_as_written() -> None:
@@ -75,8 +82,11 @@ def test_model_bound_stops_near_the_ceiling_without_pretending() -> None:
 
 
 def test_failed_trials_are_recorded_never_recommended_and_do_not_stop_the_search() -> None:
-    runner = FakeRunner(load_s=0.2, compute_s=0.005,
-                        fail=lambda c: "worker crashed" if (c.num_workers or 0) > 20 else None)
+    runner = FakeRunner(
+        load_s=0.2,
+        compute_s=0.005,
+        fail=lambda c: "worker crashed" if (c.num_workers or 0) > 20 else None,
+    )
     tuner = make(runner, trials=10, patience=20)
     tuner.run()
     summary = summarize(tuner.study, "mem")
@@ -105,15 +115,24 @@ def test_confirmation_reruns_top_configs_and_prefers_the_cheaper_within_noise() 
     lo, hi = confirmation["ci95"]
     assert lo <= confirmation["median"] <= hi
     assert confirmation["baseline_median"] is not None
-    tied = [c for c in confirmation["candidates"]
-            if c["median"] >= max(x["median"] for x in confirmation["candidates"]) * 0.97]
+    tied = [
+        c
+        for c in confirmation["candidates"]
+        if c["median"] >= max(x["median"] for x in confirmation["candidates"]) * 0.97
+    ]
     winner = next(c for c in confirmation["candidates"] if c["trial"] == confirmation["winner"])
     assert winner["config"]["num_workers"] == min(c["config"]["num_workers"] for c in tied)
 
 
 class Interrupting(FakeRunner):
-    def run(self, target: Target, config: TrialConfig, *, timeout_s: float,
-            on_window: WindowCallback | None = None) -> ProbeResult:
+    def run(
+        self,
+        target: Target,
+        config: TrialConfig,
+        *,
+        timeout_s: float,
+        on_window: WindowCallback | None = None,
+    ) -> ProbeResult:
         if len(self.calls) == 2:
             self.calls.append(config)
             raise KeyboardInterrupt
@@ -146,11 +165,20 @@ def test_pruner_stops_a_clearly_slower_trial() -> None:
     from autotune.tuner._pruner import WindowPruner
 
     study = open_study(storage, "s", StudyKey("train.py", (), HW), pruner=WindowPruner(), seed=1)
-    tuner = Tuner(study, TARGET, runner, TunerOptions(trials=14, patience=30, ceiling=False), cpu_count=2,
-                  cuda=False)
+    tuner = Tuner(
+        study,
+        TARGET,
+        runner,
+        TunerOptions(trials=14, patience=30, ceiling=False),
+        cpu_count=2,
+        cuda=False,
+    )
     tuner.run()
-    pruned = [t for t in study.trials if t.state == TrialState.PRUNED
-              and t.user_attrs.get("duplicate_of") is None]
+    pruned = [
+        t
+        for t in study.trials
+        if t.state == TrialState.PRUNED and t.user_attrs.get("duplicate_of") is None
+    ]
     assert pruned, "slow configs after a fast one should be pruned"
     best = max(t.value for t in study.trials if t.value is not None)
     assert all(max(t.intermediate_values.values()) < best for t in pruned)
@@ -159,8 +187,14 @@ def test_pruner_stops_a_clearly_slower_trial() -> None:
 @pytest.mark.parametrize("status", ["over_memory"])
 def test_over_memory_is_infeasible(status: str) -> None:
     class Hungry(FakeRunner):
-        def run(self, target: Target, config: TrialConfig, *, timeout_s: float,
-                on_window: WindowCallback | None = None) -> ProbeResult:
+        def run(
+            self,
+            target: Target,
+            config: TrialConfig,
+            *,
+            timeout_s: float,
+            on_window: WindowCallback | None = None,
+        ) -> ProbeResult:
             res = super().run(target, config, timeout_s=timeout_s, on_window=on_window)
             if (config.loader.num_workers or 0) > 8:
                 res.status, res.reason = status, "host memory over budget"

@@ -1,0 +1,212 @@
+"""The command line as a user runs it: bad input, the JSON contract, run, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import optuna
+import pytest
+from typer.testing import CliRunner
+
+from autotune.cli import app
+from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
+
+FAST = ["--warmup", "0.2", "--window", "0.25", "--windows", "3", "--trial-timeout", "60"]
+cli = CliRunner()
+CONFIG_KEYS = {
+    "num_workers",
+    "prefetch_factor",
+    "pin_memory",
+    "persistent_workers",
+    "batch_size",
+    "num_streams",
+    "device",
+}
+
+
+def _one_line_error(result, needle: str) -> None:  # type: ignore[no-untyped-def]
+    assert result.exit_code != 0
+    text = result.output
+    assert needle in text, text
+    assert "Traceback" not in text
+
+
+def test_missing_script(db_url: str) -> None:
+    _one_line_error(cli.invoke(app, ["probe", "nope.py", "--storage", db_url]), "does not exist")
+
+
+def test_script_with_a_syntax_error(tmp_path: Path, db_url: str) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("def broken(:\n    pass\n")
+    _one_line_error(
+        cli.invoke(app, ["probe", str(bad), "--storage", db_url]), "syntax error at line 1"
+    )
+
+
+def test_unknown_study(db_url: str) -> None:
+    _one_line_error(
+        cli.invoke(app, ["best", "ghost", "--storage", db_url]), "no study named 'ghost'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "needle"),
+    [
+        ("not a url", "is not a database URL"),
+        ("sqlite:////no/such/dir/x.db", "does not exist"),
+        ("postgresql+psycopg://nobody@127.0.0.1:1/none", "cannot open storage"),
+    ],
+)
+def test_storage_that_cannot_be_opened(url: str, needle: str) -> None:
+    _one_line_error(cli.invoke(app, ["studies", "--storage", url]), needle)
+
+
+def test_script_that_never_builds_a_dataloader(db_url: str) -> None:
+    result = cli.invoke(
+        app, ["probe", str(SCRIPTS / "no_loader.py"), "--storage", db_url, "--trials", "3", *FAST]
+    )
+    _one_line_error(result, "never iterated a torch DataLoader")
+
+
+def _autotune(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 240
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "autotune.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_json_contract_best_show_and_run(db_url: str, tmp_path: Path) -> None:
+    mark = uuid.uuid4().hex
+    proc = _autotune(
+        "probe",
+        str(SCRIPTS / "basic.py"),
+        "--storage",
+        db_url,
+        "--trials",
+        "3",
+        "--json",
+        "--study",
+        "basic",
+        *FAST,
+        "--",
+        "--latency",
+        "0.003",
+        env={MARK_ENV: mark},
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)  # stdout holds exactly one JSON object
+    for key in (
+        "study",
+        "storage",
+        "recommended",
+        "baseline",
+        "speedup",
+        "trials",
+        "probe_seconds",
+        "ceiling_samples_per_s",
+        "efficiency",
+        "diagnosis",
+        "stop_reason",
+    ):
+        assert key in data
+    assert set(data["recommended"]["config"]) == CONFIG_KEYS
+    assert set(data["baseline"]["config"]) == CONFIG_KEYS
+    assert data["baseline"]["config"]["num_workers"] == 0
+    assert data["recommended"]["samples_per_s"] > 0
+    assert len(data["recommended"]["ci95"]) == 2
+    assert set(data["trials"]) == {"complete", "failed", "pruned"}
+    assert data["probe_seconds"] > 0
+    assert "trial" in proc.stderr  # progress went to stderr
+    assert_no_orphans(mark)
+
+    best = _autotune("best", "basic", "--storage", db_url, "--json")
+    assert json.loads(best.stdout)["recommended"] == data["recommended"]
+    snippet = _autotune("best", "basic", "--storage", db_url, "--format", "python").stdout
+    assert f"num_workers={data['recommended']['config']['num_workers']}" in snippet
+    shown = _autotune("show", "basic", "--storage", db_url).stdout
+    assert "baseline" in shown
+    listed = _autotune("studies", "--storage", db_url).stdout
+    assert "basic" in listed
+
+    report = tmp_path / "seen.json"
+    ran = _autotune(
+        "run",
+        str(SCRIPTS / "callbacks.py"),
+        "--study",
+        "basic",
+        "--storage",
+        db_url,
+        "--",
+        "--epochs",
+        "2",
+        "--report",
+        str(report),
+    )
+    assert ran.returncode == 0, ran.stderr
+    seen = json.loads(report.read_text())
+    assert seen["train_workers"] == data["recommended"]["config"]["num_workers"]
+    assert seen["eval_workers"] == 0
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str) -> None:
+    mark = uuid.uuid4().hex
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "autotune.cli",
+            "probe",
+            str(SCRIPTS / "basic.py"),
+            "--storage",
+            db_url,
+            "--study",
+            "intr",
+            "--trials",
+            "20",
+            "--warmup",
+            "0.2",
+            "--window",
+            "0.5",
+            "--windows",
+            "4",
+            "--",
+            "--latency",
+            "0.003",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, MARK_ENV: mark},
+    )
+    storage = optuna.storages.RDBStorage(db_url)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            trials = optuna.load_study(study_name="intr", storage=storage).trials
+        except KeyError:
+            trials = []
+        if len(trials) >= 2:  # the baseline is done and a search trial is running
+            break
+        time.sleep(0.3)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "as written" in err  # the best so far is printed
+    study = optuna.load_study(study_name="intr", storage=storage)
+    assert study.trials[0].state == optuna.trial.TrialState.COMPLETE
+    assert all(t.state != optuna.trial.TrialState.RUNNING for t in study.trials)
+    assert_no_orphans(mark)
