@@ -24,6 +24,7 @@ from autotune.probe._gpu import GpuSampler, log
 from autotune.probe._meter import Meter, ProbeDone, ReplayIterator, TimedIterator, progress_writer
 from autotune.probe._nvtx import NvtxRanges
 from autotune.probe._patch import LoaderPatch
+from autotune.probe._profile import ProfileTail
 from autotune.probe._sampler import TreeSampler
 from autotune.probe._streams import CopyStats, StreamPrefetcher, make_streams
 
@@ -97,6 +98,7 @@ class ProbeSession:
         self.copy_stats = CopyStats() if config.mode == "measure" else None
         self._streams: list[Any] | None = None  # built at the first wrap, reused per epoch
         self.streams_applied = 0
+        self._profiled = False
         self._cpu0 = (0.0, 0.0)
         self._cpu1: tuple[float, float] | None = None
         self.patch = LoaderPatch(config.loader, self._wrap)
@@ -113,7 +115,22 @@ class ProbeSession:
         self.meter.add_wait(perf_counter() - t_iter)
         if self.config.mode == "ceiling":
             source = ReplayIterator(it, self.config.settings.ceiling_cache_batches)
-        return TimedIterator(source, self.meter, None, self.nvtx, t_iter)
+        timed = TimedIterator(source, self.meter, None, self.nvtx, t_iter)
+        if self.config.profile_path and self.config.mode == "measure" and not self._profiled:
+            return ProfileTail(
+                timed,
+                source,
+                self.config.profile_steps,
+                self.config.profile_path,
+                self._profile_written,
+            )
+        return timed
+
+    def _profile_written(self) -> None:
+        self._profiled = True
+        # The result was written when measurement ended; write it again naming the trace.
+        self._written = False
+        self.write("ok")
 
     def _prefetch(self, it: Iterator[Any]) -> Iterator[Any]:
         k = self.config.loader.num_streams or 0
@@ -191,6 +208,8 @@ class ProbeSession:
         if self.copy_stats is not None and self.streams_applied:
             gpu.update(self.copy_stats.summary())
         res.gpu = gpu
+        if self._profiled:
+            res.profile_path = self.config.profile_path
         res.cpu_count = os.cpu_count()
         res.wall_s = perf_counter() - self.started
         if self.meter.measured_batches and res.samples_per_s:
