@@ -13,6 +13,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorBody, "description": "The database cannot be reached."},
 }
 WRITE_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "The body is not valid JSON."},
     401: {"model": ErrorBody, "description": "Missing or wrong bearer token."},
     403: {"model": ErrorBody, "description": "Writes are off: no AUTOTUNE_API_TOKEN is set."},
 }

@@ -86,6 +86,8 @@ def set_note(conn: WriteConnDep, name: StudyName, body: NoteIn) -> dict[str, Any
     responses=WRITE_ERRORS,
 )
 def delete_study(request: Request, conn: WriteConnDep, name: StudyName) -> Response:
-    q.delete_study(conn, name)
+    q.get_study(conn, name)  # 404 before touching anything
+    # Optuna's copy first, in its own transaction: ours would hold SQLite's write lock.
     request.app.state.delete_optuna_study(name)
+    q.delete_study(conn, name)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

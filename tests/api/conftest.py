@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import optuna
+import pytest
+from fastapi.testclient import TestClient
+
+from api import create_app
+from autotune.store._migrate import upgrade
+from autotune.store._sync import sync_study_strict
+from tests.store.factory import close_storages, hardware, make_study, storage_for
+
+TOKEN = "s3cret-token"
+SCRIPT = "/home/me/train.py"
+HOST = hardware()["id"]
+OTHER_HW = hardware(cpu_count=64, gpu_model="NVIDIA H100")
+
+
+def fill(url: str) -> None:
+    """Three studies: one per hardware for the same script, and one with nothing usable."""
+    upgrade(url)
+    store = storage_for(url)
+    for study in (
+        make_study(store, "alpha", script=SCRIPT, args=["--epochs", "1"], trials=6, seed=1),
+        make_study(store, "beta", script=SCRIPT, hw=OTHER_HW, trials=3, seed=2),
+    ):
+        sync_study_strict(url, study)
+    broken = optuna.create_study(storage=store, study_name="broken", direction="maximize")
+    broken.set_user_attr("script", "/home/me/other.py")
+    broken.set_user_attr("hardware", hardware())
+    broken.add_trial(
+        optuna.trial.create_trial(
+            state=optuna.trial.TrialState.FAIL,
+            user_attrs={"role": "baseline", "status": "crashed", "reason": "ImportError: no torch"},
+        )
+    )
+    sync_study_strict(url, broken)
+    close_storages()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'api.db'}"
+    fill(url)
+    return url
+
+
+@pytest.fixture
+def client(db: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db, api_token=TOKEN)) as c:
+        yield c
+
+
+@pytest.fixture
+def auth() -> dict[str, str]:
+    return {"Authorization": f"Bearer {TOKEN}"}
