@@ -85,7 +85,7 @@ def diagnose(
     cpu = loader_cpu_per_s(result)
     pct = f"{wait:.0%} of each step waits for data"
     startup = result.startup_fraction
-    if ceiling and best and best >= 0.95 * ceiling:
+    if ceiling and best and 0.95 * ceiling <= best <= 1.1 * ceiling:
         return Diagnosis(
             "model",
             f"the best settings reach {best / ceiling:.0%} of the compute ceiling "

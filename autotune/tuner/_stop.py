@@ -12,7 +12,7 @@ from autotune.tuner._records import role, usable
 MAX_CEILING_GAP = 0.10
 
 
-def _windows(t: FrozenTrial) -> list[float]:
+def windows_of(t: FrozenTrial) -> list[float]:
     return [v for _, v in sorted(t.intermediate_values.items())]
 
 
@@ -23,7 +23,14 @@ def near_ceiling(best: Sequence[float], ceiling: Sequence[float]) -> bool:
     # Noisy windows widen "within noise", but never past 10%: a wide spread means we know
     # little, not that 60% of the ceiling is good enough.
     noise = min(MAX_CEILING_GAP, max(relative_spread(best), relative_spread(ceiling)))
-    return median(best) >= median(ceiling) * (1 - noise)
+    ratio = median(best) / median(ceiling)
+    # Far above the ceiling means the ceiling probe was unlucky, not that we are done.
+    return 1 - noise <= ratio <= 1 + MAX_CEILING_GAP
+
+
+def beats_ceiling(best: Sequence[float], ceiling: Sequence[float]) -> bool:
+    """A trial clearly faster than the ceiling: the ceiling measurement cannot be trusted."""
+    return bool(best and ceiling) and median(best) > median(ceiling) * (1 + MAX_CEILING_GAP)
 
 
 def stop_reason(
@@ -41,12 +48,12 @@ def stop_reason(
     best: list[float] = []
     since_gain = 0
     for t in measured:
-        windows = _windows(t) if usable(t) else []
+        windows = windows_of(t) if usable(t) else []
         if windows and clearly_better(windows, best):
             best, since_gain = windows, 0
         elif role(t) != "baseline":
             since_gain += 1
-    if ceiling and near_ceiling(best, ceiling):
+    if ceiling and near_ceiling(best, ceiling) and not beats_ceiling(best, ceiling):
         return (
             f"the best setting runs at {median(best) / median(ceiling):.0%} of the compute "
             "ceiling, within noise of it: no loader setting can do better"
