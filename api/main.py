@@ -8,7 +8,7 @@ import optuna
 from fastapi import FastAPI
 
 from api import errors
-from api.routes import health, recommendations, studies, trials
+from api.routes import health, pages, recommendations, studies, trials
 from autotune import __version__
 from autotune.store._engine import engine_for
 from autotune.store._storage import open_storage, storage_url
@@ -57,4 +57,5 @@ def create_app(storage: str | None = None, *, api_token: str | None = None) -> F
     errors.install(app)
     for module in (health, studies, trials, recommendations):
         app.include_router(module.router, prefix=PREFIX)
+    app.include_router(pages.router)  # the dashboard at /
     return app

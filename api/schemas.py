@@ -61,6 +61,8 @@ class StudyItem(BaseModel):
     best_samples_per_s: float | None
     baseline_samples_per_s: float | None
     speedup: float | None
+    ceiling_samples_per_s: float | None = None
+    efficiency: float | None = Field(None, description="Best samples/s over the ceiling's.")
     note: str | None
     updated_at: float
 
@@ -75,8 +77,6 @@ class StudyPage(BaseModel):
 class StudyDetail(StudyItem):
     script_hash: str | None
     created_at: float | None
-    ceiling_samples_per_s: float | None
-    efficiency: float | None
     stop_reason: str | None
     diagnosis: Any = Field(None, description="Why the loader is slow, as the tuner judged it.")
     recommended: dict[str, Any] | None
@@ -97,6 +97,8 @@ class TrialItem(BaseModel):
     data_wait_fraction: float | None
     step_p50_s: float | None
     step_p95_s: float | None
+    wait_per_batch_s: float | None = None
+    compute_per_batch_s: float | None = None
     partial: bool
     duplicate_of: int | None
     started_at: float | None
@@ -113,8 +115,6 @@ class TrialPage(BaseModel):
 class TrialDetail(TrialItem):
     script_config: LoaderSettings | None
     windows: list[float] = Field(description="samples/s of each measurement window, in order.")
-    wait_per_batch_s: float | None
-    compute_per_batch_s: float | None
     time_to_first_batch_s: float | None
     main_cpu_s: float | None
     worker_cpu_s: float | None

@@ -78,6 +78,8 @@ def _study_item(row: Row[Any]) -> dict[str, Any]:
         "best_samples_per_s": row.best_samples_per_s,
         "baseline_samples_per_s": row.baseline_samples_per_s,
         "speedup": row.speedup,
+        "ceiling_samples_per_s": row.ceiling_samples_per_s,
+        "efficiency": row.efficiency,
         "note": row.note,
         "updated_at": row.updated_at,
     }
@@ -122,8 +124,6 @@ def get_study(conn: Connection, name: str) -> dict[str, Any]:
     return _study_item(row) | {
         "script_hash": row.script_hash,
         "created_at": row.created_at,
-        "ceiling_samples_per_s": row.ceiling_samples_per_s,
-        "efficiency": row.efficiency,
         "stop_reason": row.stop_reason,
         "diagnosis": row.diagnosis,
         "recommended": summary.get("recommended"),
@@ -148,6 +148,8 @@ def _trial_item(row: Row[Any]) -> dict[str, Any]:
             "data_wait_fraction",
             "step_p50_s",
             "step_p95_s",
+            "wait_per_batch_s",
+            "compute_per_batch_s",
             "partial",
             "duplicate_of",
             "started_at",
@@ -196,8 +198,6 @@ def get_trial(conn: Connection, name: str, number: int) -> dict[str, Any]:
             k: getattr(row, k)
             for k in (
                 "script_config",
-                "wait_per_batch_s",
-                "compute_per_batch_s",
                 "time_to_first_batch_s",
                 "main_cpu_s",
                 "worker_cpu_s",

@@ -1,0 +1,72 @@
+"""The dashboard: server-rendered pages whose scripts read the same /api/v1 as REST clients.
+
+plotly.js comes from the installed ``plotly`` package, so the pages work with no internet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import plotly
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from api.deps import ConnDep, StudyName, TrialNumber
+from autotune.store import _queries as q
+from autotune.store._engine import safe_url
+
+_HERE = Path(__file__).resolve().parent.parent
+STATIC = _HERE / "static"
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+templates = Jinja2Templates(directory=_HERE / "templates")
+
+router = APIRouter(include_in_schema=False)
+
+
+def _page(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    return templates.TemplateResponse(request, template, context, status_code=status_code)
+
+
+@router.get("/", response_class=HTMLResponse)
+def studies_page(request: Request) -> HTMLResponse:
+    return _page(request, "studies.html")
+
+
+@router.get("/studies/{name}", response_class=HTMLResponse)
+def study_page(request: Request, conn: ConnDep, name: StudyName) -> HTMLResponse:
+    try:
+        q.get_study(conn, name)
+    except q.NotFoundError as exc:
+        return _page(request, "missing.html", 404, title="No such study", message=str(exc))
+    storage = safe_url(request.app.state.storage_url)
+    return _page(request, "study.html", name=name, storage=storage)
+
+
+@router.get("/studies/{name}/trials/{number}", response_class=HTMLResponse)
+def trial_page(
+    request: Request, conn: ConnDep, name: StudyName, number: TrialNumber
+) -> HTMLResponse:
+    try:
+        q.get_trial(conn, name, number)
+    except q.NotFoundError as exc:
+        return _page(request, "missing.html", 404, title="No such trial", message=str(exc))
+    return _page(request, "trial.html", name=name, number=number)
+
+
+@router.get("/static/plotly.min.js")
+def plotly_js() -> FileResponse:
+    return FileResponse(PLOTLY_JS, media_type="text/javascript")
+
+
+_OWN_STATIC = {p.name: p for p in STATIC.iterdir() if p.is_file()} if STATIC.is_dir() else {}
+_MEDIA = {".js": "text/javascript", ".css": "text/css"}
+
+
+@router.get("/static/{filename}")
+def static_file(filename: str) -> FileResponse:
+    path = _OWN_STATIC.get(filename)
+    if path is None:
+        raise HTTPException(404, f"no static file {filename!r}")
+    return FileResponse(path, media_type=_MEDIA.get(path.suffix, "application/octet-stream"))

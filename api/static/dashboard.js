@@ -1,0 +1,290 @@
+// The dashboard's pages: each reads /api/v1 and draws with Plotly. No build step.
+"use strict";
+const autotune = (() => {
+  const API = document.body.dataset.api;
+  const PARAMS = ["num_workers", "prefetch_factor", "pin_memory", "persistent_workers",
+                  "num_streams", "batch_size", "device"];
+  const POLL_MS = 2000;
+  const PLOT_CONFIG = { displaylogo: false, responsive: true };
+
+  async function api(path) {
+    const response = await fetch(API + path);
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.detail || response.statusText);
+    return body;
+  }
+  // Every page of a paged listing: the API answers at most 500 items at a time.
+  async function all(path) {
+    const items = [];
+    for (let offset = 0; ; offset += 500) {
+      const sep = path.includes("?") ? "&" : "?";
+      const page = await api(`${path}${sep}limit=500&offset=${offset}`);
+      items.push(...page.items);
+      if (items.length >= page.total || page.items.length === 0) return items;
+    }
+  }
+  const esc = (s) => String(s ?? "").replace(/[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const num = (v, digits = 0) => (v === null || v === undefined ? "–"
+    : Number(v).toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+  const pct = (v) => (v === null || v === undefined ? "–" : `${(v * 100).toFixed(0)}%`);
+  const times = (v) => (v === null || v === undefined ? "–" : `${v.toFixed(2)}×`);
+  const val = (v) => (v === null || v === undefined ? "–" : String(v));
+  const $ = (sel) => document.querySelector(sel);
+
+  // ---- studies -------------------------------------------------------------------------
+  async function studiesPage() {
+    const status = $("#status");
+    let studies;
+    try { studies = await all("/studies"); } catch (e) { status.textContent = e.message; return; }
+    const body = $("#studies tbody");
+    body.innerHTML = studies.map((s) => `<tr data-search="${esc(
+      [s.name, s.script, s.host && s.host.description, s.host && s.host.fingerprint].join(" ").toLowerCase())}">
+      <td><a href="/studies/${encodeURIComponent(s.name)}">${esc(s.name)}</a></td>
+      <td>${esc(s.script)} ${esc(s.args.join(" "))}</td>
+      <td>${esc(s.host ? s.host.description : "")}</td>
+      <td class="num">${s.trials.total}</td><td>${esc(s.state)}</td>
+      <td class="num">${num(s.best_samples_per_s)}</td><td class="num">${times(s.speedup)}</td>
+      <td class="num">${pct(s.efficiency)}</td></tr>`).join("");
+    const filter = () => {
+      const q = $("#search").value.trim().toLowerCase();
+      let shown = 0;
+      for (const row of body.rows) {
+        row.hidden = q !== "" && !row.dataset.search.includes(q);
+        shown += row.hidden ? 0 : 1;
+      }
+      status.textContent = studies.length === 0
+        ? "No studies yet: run `autotune probe train.py` to make one."
+        : `${shown} of ${studies.length} studies, newest first`;
+    };
+    $("#search").addEventListener("input", filter);
+    filter();
+  }
+
+  // ---- one study -----------------------------------------------------------------------
+  function recommendationCard(study, best, storage) {
+    const rec = study.recommended;
+    if (!rec) {
+      const why = study.trials.total === 0 ? "This study has no trials yet."
+        : `None of its ${study.trials.total} trials was measured in full ` +
+          `(${study.trials.failed} failed, ${study.trials.pruned} pruned).`;
+      const failures = (study.failures || []).map((f) =>
+        `<li>trial ${f.trial}: ${esc(f.status)}: ${esc(f.reason)}</li>`).join("");
+      return `<p class="notice" id="no-rec">No recommendation yet. ${why}</p>
+        ${failures ? `<ul id="failures">${failures}</ul>` : ""}
+        ${diagnosisHtml(study)}`;
+    }
+    const base = (study.baseline && study.baseline.config) || {};
+    const rows = PARAMS.map((k) => {
+      const changed = base[k] !== undefined && String(base[k]) !== String(rec.config[k]);
+      return `<span>${k}</span><span class="${changed ? "changed" : ""}" data-param="${k}">${esc(val(rec.config[k]))}</span>
+        <span class="muted">${esc(val(base[k]))}</span>`;
+    }).join("");
+    const ci = rec.ci95 ? ` (95% interval ${num(rec.ci95[0])}–${num(rec.ci95[1])})` : "";
+    const script = [study.script, ...(study.args.length ? ["--", ...study.args] : [])];
+    const command = `autotune run ${script[0]} --study ${study.name} --storage ${storage}` +
+      (study.args.length ? ` -- ${study.args.join(" ")}` : "");
+    return `<p><span class="big" id="speedup">${times(study.speedup)}</span> the script as written:
+        ${num(rec.samples_per_s)} samples/s${ci} vs ${num(study.baseline_samples_per_s)}
+        ${study.ceiling_samples_per_s ? `; ${pct(study.efficiency)} of the ${num(study.ceiling_samples_per_s)} samples/s ceiling` : ""}.</p>
+      <div class="rec" id="rec-settings"><b>setting</b><b>recommended</b><b>as written</b>${rows}</div>
+      ${diagnosisHtml(study)}
+      <h3>Python</h3><pre id="snippet">${esc(best ? best.snippet : "")}</pre>
+      <button class="copy" data-copy="#snippet">Copy snippet</button>
+      <h3>Train with it</h3><pre id="command">${esc(command)}</pre>
+      <button class="copy" data-copy="#command">Copy command</button>`;
+  }
+  function diagnosisHtml(study) {
+    const d = study.diagnosis;
+    const sentence = d && typeof d === "object" ? d.summary : d;
+    return `<p id="diagnosis"><b>Diagnosis:</b> ${esc(sentence || "none yet")}</p>
+      <p id="stop-reason"><b>Why the search stopped:</b> ${esc(study.stop_reason || (study.state === "running" ? "still running" : "–"))}</p>`;
+  }
+  function copyButtons(root) {
+    for (const button of root.querySelectorAll("button.copy")) {
+      button.addEventListener("click", async () => {
+        const text = $(button.dataset.copy).textContent;
+        try { await navigator.clipboard.writeText(text); button.textContent = "Copied"; }
+        catch (e) { // no clipboard outside https/localhost: select it for Ctrl-C instead
+          const range = document.createRange(); range.selectNodeContents($(button.dataset.copy));
+          getSelection().removeAllRanges(); getSelection().addRange(range);
+          button.textContent = "Selected: press Ctrl-C";
+        }
+      });
+    }
+  }
+
+  const hline = (y, color, name) => ({ type: "line", xref: "paper", x0: 0, x1: 1, y0: y, y1: y,
+    line: { color, dash: "dash", width: 1.5 }, label: { text: name, textposition: "end", font: { size: 11, color } } });
+
+  function historyChart(study, trials) {
+    const measured = trials.filter((t) => t.state === "complete" && t.samples_per_s !== null);
+    const pruned = trials.filter((t) => t.state === "pruned");
+    const failed = trials.filter((t) => t.state === "fail");
+    let best = -Infinity;
+    const bestSoFar = measured.map((t) => (best = Math.max(best, t.samples_per_s)));
+    const shapes = [];
+    if (study.baseline_samples_per_s) shapes.push(hline(study.baseline_samples_per_s, "#888", "as written"));
+    if (study.ceiling_samples_per_s) shapes.push(hline(study.ceiling_samples_per_s, "#c33", "ceiling"));
+    const hover = (t) => `#${t.number} ${t.state}<br>${PARAMS.filter((k) => t.config && t.config[k] !== null)
+      .map((k) => `${k}=${t.config[k]}`).join("<br>")}${t.reason ? `<br>${esc(t.reason)}` : ""}`;
+    const traces = [
+      { name: "measured", mode: "markers", x: measured.map((t) => t.number), y: measured.map((t) => t.samples_per_s),
+        text: measured.map(hover), hoverinfo: "text+y", marker: { size: 9, color: "#2a6fdb" } },
+      { name: "best so far", mode: "lines", line: { shape: "hv", color: "#0a6" },
+        x: measured.map((t) => t.number), y: bestSoFar, hoverinfo: "skip" },
+      { name: "pruned", mode: "markers", x: pruned.map((t) => t.number), y: pruned.map((t) => t.samples_per_s ?? 0),
+        text: pruned.map(hover), hoverinfo: "text+y", marker: { size: 10, symbol: "triangle-down", color: "#e9a100" } },
+      { name: "failed", mode: "markers", x: failed.map((t) => t.number), y: failed.map(() => 0),
+        text: failed.map(hover), hoverinfo: "text", marker: { size: 11, symbol: "x", color: "#c33" } },
+    ];
+    Plotly.react("chart-history", traces, {
+      margin: { t: 10, r: 10, b: 40, l: 60 }, shapes, legend: { orientation: "h", y: -0.2 },
+      xaxis: { title: { text: "trial" }, dtick: 1 }, yaxis: { title: { text: "samples/s" }, rangemode: "tozero" },
+    }, PLOT_CONFIG);
+  }
+
+  function timeChart(trials) {
+    const timed = trials.filter((t) => t.wait_per_batch_s !== null || t.compute_per_batch_s !== null);
+    const x = timed.map((t) => `#${t.number}`);
+    Plotly.react("chart-time", [
+      { type: "bar", name: "data wait", x, y: timed.map((t) => (t.wait_per_batch_s ?? 0) * 1000), marker: { color: "#e9a100" } },
+      { type: "bar", name: "rest of the step", x, y: timed.map((t) => (t.compute_per_batch_s ?? 0) * 1000), marker: { color: "#2a6fdb" } },
+    ], { barmode: "stack", margin: { t: 10, r: 10, b: 40, l: 60 }, legend: { orientation: "h", y: -0.2 },
+         yaxis: { title: { text: "ms per batch" } }, xaxis: { type: "category" } }, PLOT_CONFIG);
+  }
+
+  function settingsChart(trials) {
+    const xKey = $("#x-param").value, cKey = $("#c-param").value;
+    const measured = trials.filter((t) => t.samples_per_s !== null && t.config && t.state !== "fail");
+    const groups = new Map();
+    for (const t of measured) {
+      const key = String(t.config[cKey] ?? "none");
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(t);
+    }
+    const traces = [...groups.entries()].sort().map(([key, ts]) => ({
+      name: `${cKey}=${key}`, mode: "markers", marker: { size: 10 },
+      x: ts.map((t) => t.config[xKey] ?? "none"), y: ts.map((t) => t.samples_per_s),
+      text: ts.map((t) => `#${t.number}`), hoverinfo: "text+x+y",
+    }));
+    Plotly.react("chart-settings", traces, {
+      margin: { t: 10, r: 10, b: 40, l: 60 }, legend: { orientation: "h", y: -0.2 },
+      xaxis: { title: { text: xKey } }, yaxis: { title: { text: "samples/s" }, rangemode: "tozero" },
+    }, PLOT_CONFIG);
+  }
+
+  const TRIAL_COLUMNS = [
+    ["#", (t) => t.number, true], ["state", (t) => t.state], ["role", (t) => t.role],
+    ...PARAMS.map((k) => [k, (t) => (t.config ? t.config[k] : null)]),
+    ["samples/s", (t) => t.samples_per_s, true, (v) => num(v)],
+    ["data wait", (t) => t.data_wait_fraction, true, pct],
+    ["step p50 ms", (t) => (t.step_p50_s === null ? null : t.step_p50_s * 1000), true, (v) => num(v, 1)],
+    ["step p95 ms", (t) => (t.step_p95_s === null ? null : t.step_p95_s * 1000), true, (v) => num(v, 1)],
+    ["failure", (t) => [t.failure_class, t.reason].filter(Boolean).join(": ")],
+  ];
+
+  function trialsTable(name, trials, sort) {
+    const table = $("#trials");
+    $("#trials-empty").hidden = trials.length > 0;
+    table.tHead.innerHTML = "<tr>" + TRIAL_COLUMNS.map(([label, , isNum], i) =>
+      `<th data-col="${i}" class="${isNum ? "num " : ""}${sort.col === i ? sort.dir : ""}">${esc(label)}</th>`).join("") + "</tr>";
+    const get = TRIAL_COLUMNS[sort.col][1];
+    const rows = [...trials].sort((a, b) => {
+      const va = get(a), vb = get(b);
+      if (va === vb) return a.number - b.number;
+      if (va === null || va === undefined) return 1;
+      if (vb === null || vb === undefined) return -1;
+      return (va < vb ? -1 : 1) * (sort.dir === "asc" ? 1 : -1);
+    });
+    table.tBodies[0].innerHTML = rows.map((t) => `<tr class="${esc(t.state)}" data-number="${t.number}">` +
+      TRIAL_COLUMNS.map(([, g, isNum, f], i) => {
+        const v = g(t);
+        const text = f ? f(v) : esc(val(v));
+        const cell = i === 0 ? `<a href="/studies/${encodeURIComponent(name)}/trials/${t.number}">${text}</a>` : text;
+        return `<td${isNum ? ' class="num"' : ""}>${cell}</td>`;
+      }).join("") + "</tr>").join("");
+  }
+
+  async function studyPage(name, storage) {
+    const path = `/studies/${encodeURIComponent(name)}`;
+    const sort = { col: 0, dir: "asc" };
+    let trials = [];
+    for (const id of ["#x-param", "#c-param"]) {
+      $(id).innerHTML = PARAMS.map((k) => `<option>${k}</option>`).join("");
+      $(id).addEventListener("change", () => settingsChart(trials));
+    }
+    $("#x-param").value = "num_workers";
+    $("#c-param").value = "prefetch_factor";
+    $("#trials").tHead.addEventListener("click", (e) => {
+      const col = Number(e.target.dataset.col);
+      if (Number.isNaN(col)) return;
+      sort.dir = sort.col === col && sort.dir === "asc" ? "desc" : "asc";
+      sort.col = col;
+      trialsTable(name, trials, sort);
+    });
+    let shown = null; // what the card shows, so a poll does not reset a pressed copy button
+    async function refresh() {
+      const study = await api(path);
+      trials = await all(`${path}/trials`);
+      // /best answers 404 until a trial is measured in full: ask only once there is one.
+      const best = study.recommended ? await api(`${path}/best`) : null;
+      const host = study.host ? study.host.description : "unknown hardware";
+      $("#subtitle").textContent = `${study.script ?? "?"} ${study.args.join(" ")} · ${host} · ${study.state} · ` +
+        `${study.trials.total} trials (${study.trials.complete} complete, ${study.trials.failed} failed, ${study.trials.pruned} pruned)`;
+      const card = recommendationCard(study, best, storage);
+      if (card !== shown) { $("#rec-body").innerHTML = card; copyButtons($("#rec-body")); shown = card; }
+      historyChart(study, trials);
+      timeChart(trials);
+      settingsChart(trials);
+      trialsTable(name, trials, sort);
+      $("#live").hidden = study.state !== "running";
+      document.body.dataset.trials = String(trials.length); // for tests and scripts
+      return study.state === "running";
+    }
+    const loop = async () => {
+      let again = true;
+      try { again = await refresh(); } catch (e) { $("#rec-body").textContent = `Cannot read the study: ${e.message}`; }
+      document.body.dataset.ready = "1";
+      if (again) setTimeout(loop, POLL_MS);
+    };
+    await loop();
+  }
+
+  // ---- one trial -----------------------------------------------------------------------
+  async function trialPage(name, number) {
+    const t = await api(`/studies/${encodeURIComponent(name)}/trials/${number}`);
+    Plotly.react("chart-windows", [{ type: "bar", x: t.windows.map((_, i) => i + 1), y: t.windows, marker: { color: "#2a6fdb" } }],
+      { margin: { t: 10, r: 10, b: 40, l: 60 }, xaxis: { title: { text: "window" }, dtick: 1 },
+        yaxis: { title: { text: "samples/s" }, rangemode: "tozero" } }, PLOT_CONFIG);
+    const rows = [["state", t.state], ["role", t.role], ["status", t.status], ["failure", t.failure_class], ["reason", t.reason],
+      ...PARAMS.map((k) => [k, t.config ? t.config[k] : null]),
+      ["samples/s", num(t.samples_per_s)], ["data wait", pct(t.data_wait_fraction)],
+      ["wait per batch ms", num(t.wait_per_batch_s && t.wait_per_batch_s * 1000, 2)],
+      ["rest of step per batch ms", num(t.compute_per_batch_s && t.compute_per_batch_s * 1000, 2)],
+      ["step p50 / p95 ms", `${num(t.step_p50_s && t.step_p50_s * 1000, 1)} / ${num(t.step_p95_s && t.step_p95_s * 1000, 1)}`],
+      ["time to first batch s", num(t.time_to_first_batch_s, 2)], ["main / worker CPU s", `${num(t.main_cpu_s, 2)} / ${num(t.worker_cpu_s, 2)}`],
+      ["peak RSS MB", num(t.peak_rss_bytes && t.peak_rss_bytes / 1e6)], ["batches / samples", `${val(t.batches)} / ${val(t.samples)}`],
+      ["wall s", num(t.wall_s, 1)], ["partial", t.partial], ["duplicate of", t.duplicate_of]];
+    $("#details tbody").innerHTML = rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(val(v))}</td></tr>`).join("");
+    if (t.output_tail) { $("#output").hidden = false; $("#output pre").textContent = t.output_tail; }
+    const gpu = t.gpu || {};
+    if (gpu.device_name) {
+      $("#gpu").hidden = false;
+      // A time series when the probe recorded one; otherwise the summary figures alone.
+      const util = gpu.util_series || [], mem = gpu.mem_series || [];
+      if (util.length || mem.length) {
+        Plotly.react("chart-gpu", [
+          { name: "utilisation %", y: util, mode: "lines" },
+          { name: "memory GB", y: mem.map((b) => b / 1e9), mode: "lines", yaxis: "y2" },
+        ], { margin: { t: 10, r: 60, b: 40, l: 60 }, xaxis: { title: { text: "sample" } },
+             yaxis: { title: { text: "%" }, range: [0, 100] }, yaxis2: { title: { text: "GB" }, overlaying: "y", side: "right" } }, PLOT_CONFIG);
+      } else $("#chart-gpu").hidden = true;
+      $("#gpu-table tbody").innerHTML = Object.entries(gpu).filter(([k]) => !k.endsWith("_series"))
+        .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(Array.isArray(v) ? v.join("; ") : val(v))}</td></tr>`).join("");
+    }
+    document.body.dataset.ready = "1";
+  }
+
+  return { studiesPage, studyPage, trialPage };
+})();
