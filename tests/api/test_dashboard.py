@@ -1,0 +1,291 @@
+"""The dashboard driven in headless Chromium against a database filled by a real probe run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import optuna
+import pytest
+
+from autotune.store import sync_study
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parents[2]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(
+        f"{CHROMIUM} is missing: `apt-get install chromium chromium-driver` (.ci/run does)",
+        allow_module_level=True,
+    )
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extra")
+
+
+def _autotune(*args: str) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("autotune") or str(Path(sys.executable).with_name("autotune"))
+    return subprocess.run(
+        [exe, *args], capture_output=True, text=True, timeout=240, check=True, cwd=ROOT
+    )
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """(storage URL, study name) after a real, short probe of an example script."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('dash') / 'autotune.db'}"
+    _autotune(
+        "probe", "examples/model_bound.py", "--trials", "2", "--window", "0.2",
+        "--windows", "2", "--warmup", "0.1", "--storage", url, "--json",
+    )  # fmt: skip
+    storage = optuna.storages.RDBStorage(url)
+    try:
+        (summary,) = optuna.get_all_study_summaries(storage)
+    finally:
+        storage.remove_session()
+        storage.engine.dispose()
+    return url, summary.study_name
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(probed: tuple[str, str]) -> Iterator[str]:
+    url, _ = probed
+    port = _free_port()
+    code = (
+        "import uvicorn; from api.main import create_app; "
+        f"uvicorn.run(create_app({url!r}), host='127.0.0.1', port={port}, log_level='warning')"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=os.environ.copy())
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                if httpx.get(f"{base}/api/v1/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        else:
+            pytest.fail("the server did not start in 10 s")
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+class Page:
+    """A browser tab that records console errors and uncaught exceptions."""
+
+    def __init__(self, browser: Any) -> None:
+        self.tab = browser.new_page(viewport={"width": 1280, "height": 900})
+        self.errors: list[str] = []
+        self.tab.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.tab.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+
+    def open(self, url: str, ready: str = "body[data-ready]") -> Any:
+        response = self.tab.goto(url)
+        if ready:
+            self.tab.wait_for_selector(ready, timeout=15_000)
+        return response
+
+    def points(self, chart: str) -> dict[str, int]:
+        """Points per trace of a Plotly chart, by trace name."""
+        return dict(
+            self.tab.evaluate(
+                "id => document.getElementById(id).data.map(t => [t.name, t.x.length])", chart
+            )
+        )
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Page]:
+    p = Page(browser)
+    yield p
+    p.tab.close()
+
+
+def _api(base: str, path: str) -> Any:
+    response = httpx.get(f"{base}/api/v1{path}", params={"limit": 500})
+    response.raise_for_status()
+    return response.json()
+
+
+def test_studies_page_lists_the_probed_study(server: str, probed: tuple[str, str], page: Page):
+    _, name = probed
+    page.open(f"{server}/", ready="#studies tbody tr")
+    rows = page.tab.locator("#studies tbody tr")
+    assert rows.count() == 1
+    text = rows.first.inner_text()
+    assert name in text
+    assert "examples/model_bound.py" in text
+    assert "finished" in text
+    page.tab.fill("#search", "no-such-thing")
+    assert rows.first.is_hidden()
+    page.tab.fill("#search", "model_bound")
+    assert rows.first.is_visible()
+    assert page.errors == []
+
+
+def test_study_page_charts_card_and_table(server: str, probed: tuple[str, str], page: Page):
+    url, name = probed
+    page.open(f"{server}/studies/{name}")
+    trials = _api(server, f"/studies/{name}/trials")["items"]
+    study = _api(server, f"/studies/{name}")
+    complete = [t for t in trials if t["state"] == "complete"]
+    history = page.points("chart-history")
+    assert history["measured"] == len(complete)
+    assert history["best so far"] == len(complete)
+    assert history["pruned"] == sum(t["state"] == "pruned" for t in trials)
+    assert history["failed"] == sum(t["state"] == "fail" for t in trials)
+    timed = [t for t in trials if t["wait_per_batch_s"] is not None]
+    assert page.points("chart-time") == {"data wait": len(timed), "rest of the step": len(timed)}
+    measured = [t for t in trials if t["samples_per_s"] is not None and t["config"]]
+    assert sum(page.points("chart-settings").values()) == len(measured) > 0
+    shapes = page.tab.evaluate("document.getElementById('chart-history').layout.shapes.length")
+    assert shapes == (study["baseline_samples_per_s"] is not None) + (
+        study["ceiling_samples_per_s"] is not None
+    )
+    assert page.tab.locator("#trials tbody tr").count() == len(trials)
+
+    best = json.loads(_autotune("best", name, "--json", "--storage", url).stdout)
+    shown = {
+        el.get_attribute("data-param"): el.inner_text()
+        for el in page.tab.locator("#rec-settings [data-param]").all()
+    }
+    assert shown == {k: _shown(v) for k, v in best["recommended"]["config"].items()}
+    assert "loader = DataLoader(dataset" in page.tab.inner_text("#snippet")
+    assert page.tab.inner_text("#command").startswith("autotune run ")
+    assert f"--study {name}" in page.tab.inner_text("#command")
+    assert best["stop_reason"] in page.tab.inner_text("#stop-reason")
+    assert best["diagnosis"]["summary"] in page.tab.inner_text("#diagnosis")
+
+    # Sorting by samples/s puts the fastest trial first.
+    page.tab.click("#trials th:has-text('samples/s')")
+    page.tab.click("#trials th:has-text('samples/s')")
+    fastest = max(complete, key=lambda t: t["samples_per_s"])["number"]
+    assert page.tab.locator("#trials tbody tr").first.get_attribute("data-number") == str(fastest)
+    assert page.errors == []
+
+
+def test_trial_page_shows_windows(server: str, probed: tuple[str, str], page: Page):
+    _, name = probed
+    page.open(f"{server}/studies/{name}")
+    page.tab.click("#trials tbody tr[data-number='0'] a")
+    page.tab.wait_for_selector("body[data-ready]")
+    assert page.tab.url.endswith(f"/studies/{name}/trials/0")
+    windows = _api(server, f"/studies/{name}/trials/0")["windows"]
+    assert sum(page.points("chart-windows").values()) == len(windows) > 0
+    assert "baseline" in page.tab.inner_text("#details")
+    assert page.errors == []
+
+
+def _shown(value: Any) -> str:
+    """How the card writes a setting."""
+    if value is None:
+        return "–"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _copy_study(url: str, source: str, target: str) -> optuna.Study:
+    optuna.copy_study(from_study_name=source, from_storage=url, to_storage=url,
+                      to_study_name=target)  # fmt: skip
+    return optuna.load_study(study_name=target, storage=url)
+
+
+def test_running_study_gains_a_trial_without_reload(
+    server: str, probed: tuple[str, str], page: Page
+):
+    url, name = probed
+    live = _copy_study(url, name, "live")
+    done = [t for t in live.get_trials() if t.state == optuna.trial.TrialState.COMPLETE]
+    live.set_user_attr("stop_reason", None)  # the copy had finished; this one goes on
+    live.ask()  # a trial in flight: the study is running
+    sync_study(url, live)
+    page.open(f"{server}/studies/live")
+    before = int(page.tab.get_attribute("body", "data-trials") or 0)
+    assert page.tab.is_visible("#live")
+    page.tab.evaluate("window.notReloaded = true")
+
+    live.add_trial(done[-1])
+    sync_study(url, live)
+    page.tab.wait_for_function(f"Number(document.body.dataset.trials) > {before}", timeout=10_000)
+    assert page.tab.evaluate("window.notReloaded") is True
+    assert page.tab.locator("#trials tbody tr").count() == before + 1
+    assert page.errors == []
+
+
+def test_study_with_only_failures_and_empty_study(server: str, probed: tuple[str, str], page: Page):
+    url, name = probed
+    source = optuna.load_study(study_name=name, storage=url)
+    failed = optuna.create_study(storage=url, study_name="all-failed", direction="maximize")
+    for key, value in source.user_attrs.items():
+        if key in ("script", "args", "hardware"):
+            failed.set_user_attr(key, value)
+    failed.add_trial(
+        optuna.trial.create_trial(
+            state=optuna.trial.TrialState.FAIL,
+            user_attrs={"role": "baseline", "status": "crashed", "reason": "ImportError: no torch"},
+        )
+    )
+    sync_study(url, failed)
+    page.open(f"{server}/studies/all-failed")
+    assert "No recommendation yet" in page.tab.inner_text("#no-rec")
+    assert "ImportError: no torch" in page.tab.inner_text("#failures")
+    assert page.points("chart-history")["failed"] == 1
+    assert page.errors == []
+
+    empty = optuna.create_study(storage=url, study_name="empty", direction="maximize")
+    sync_study(url, empty)
+    page.open(f"{server}/studies/empty")
+    assert "no trials yet" in page.tab.inner_text("#no-rec")
+    assert page.tab.is_visible("#trials-empty")
+    assert page.errors == []
+
+
+def test_unknown_study_gets_a_clear_page(server: str, page: Page):
+    response = page.open(f"{server}/studies/nope", ready="#missing")
+    assert response.status == 404
+    assert "no study named 'nope'" in page.tab.inner_text("#missing")
+    # The only console line is the browser's note of the 404 itself; no script failed.
+    assert all("404" in e for e in page.errors)
+    response = page.open(f"{server}/studies/nope/trials/3", ready="#missing")
+    assert response.status == 404
+
+
+def test_plotly_is_served_from_the_installed_package(server: str):
+    response = httpx.get(f"{server}/static/plotly.min.js")
+    assert response.status_code == 200
+    assert "plotly.js" in response.text[:200]
+    assert httpx.get(f"{server}/static/../main.py").status_code == 404
