@@ -85,7 +85,7 @@ def diagnose(
     cpu = loader_cpu_per_s(result)
     pct = f"{wait:.0%} of each step waits for data"
     startup = result.startup_fraction
-    if ceiling and best and 0.95 * ceiling <= best <= 1.1 * ceiling:
+    if ceiling and best and 0.95 * ceiling <= best <= 1.1 * ceiling and wait < 2 * INPUT_BOUND_WAIT:
         return Diagnosis(
             "model",
             f"the best settings reach {best / ceiling:.0%} of the compute ceiling "

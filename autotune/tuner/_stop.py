@@ -10,6 +10,7 @@ from autotune.tuner._noise import clearly_better, median, relative_spread
 from autotune.tuner._records import role, usable
 
 MAX_CEILING_GAP = 0.10
+MAX_WAIT_AT_CEILING = 0.20
 
 
 def windows_of(t: FrozenTrial) -> list[float]:
@@ -33,27 +34,64 @@ def beats_ceiling(best: Sequence[float], ceiling: Sequence[float]) -> bool:
     return bool(best and ceiling) and median(best) > median(ceiling) * (1 + MAX_CEILING_GAP)
 
 
+def _wait(t: FrozenTrial) -> float | None:
+    value = (t.user_attrs.get("result") or {}).get("data_wait_fraction")
+    return float(value) if value is not None else None
+
+
+def ceiling_suspect(trials: Sequence[FrozenTrial], ceiling: Sequence[float]) -> str | None:
+    """Why the measured ceiling cannot be right, or None.
+
+    The ceiling is an upper bound. A trial that runs clearly faster disproves it; so does the
+    baseline's own compute-only rate (its throughput over the share of time not spent
+    waiting), which a step without data cost can only match or beat.
+    """
+    if not ceiling:
+        return None
+    limit = median(ceiling) * (1 + MAX_CEILING_GAP)
+    for t in trials:
+        if not usable(t):
+            continue
+        windows = windows_of(t)
+        if windows and median(windows) > limit:
+            return f"trial #{t.number} ran faster than it"
+        wait = _wait(t)
+        computing = wait is not None and wait < 0.95
+        if role(t) == "baseline" and windows and computing and median(windows) / (1 - wait) > limit:  # type: ignore[operator]
+            return "the script as written computes faster than it between waits"
+    return None
+
+
 def stop_reason(
     trials: Sequence[FrozenTrial],
     ceiling: Sequence[float] | None,
     patience: int,
 ) -> str | None:
-    """A reason to stop now, or None to go on."""
+    """A reason to stop now, or None to go on.
+
+    Failed trials do not use up patience: a crash teaches where not to go, and the search
+    should get the chance to act on it.
+    """
     measured = [
         t
         for t in trials
         if t.user_attrs.get("duplicate_of") is None
-        and t.state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
+        and t.state in (TrialState.COMPLETE, TrialState.PRUNED)
     ]
     best: list[float] = []
+    best_trial: FrozenTrial | None = None
     since_gain = 0
     for t in measured:
         windows = windows_of(t) if usable(t) else []
         if windows and clearly_better(windows, best):
-            best, since_gain = windows, 0
+            best, best_trial, since_gain = windows, t, 0
         elif role(t) != "baseline":
             since_gain += 1
-    if ceiling and near_ceiling(best, ceiling) and not beats_ceiling(best, ceiling):
+    wait = _wait(best_trial) if best_trial is not None else None
+    # A run that still waits for data a fifth of its time is not at the ceiling, whatever
+    # a noisy ceiling probe says.
+    barely_waits = wait is None or wait < MAX_WAIT_AT_CEILING
+    if ceiling and barely_waits and near_ceiling(best, ceiling):
         return (
             f"the best setting runs at {median(best) / median(ceiling):.0%} of the compute "
             "ceiling, within noise of it: no loader setting can do better"
