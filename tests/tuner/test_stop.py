@@ -1,0 +1,75 @@
+"""Stop rules and the ceiling's consistency check on hand-made trials."""
+
+from __future__ import annotations
+
+import optuna
+from optuna.trial import TrialState
+
+from autotune.tuner._noise import ci95_median, clearly_better, relative_spread
+from autotune.tuner._stop import ceiling_suspect, near_ceiling, stop_reason
+
+
+def trial(
+    number: int,
+    windows: list[float],
+    *,
+    role: str = "search",
+    wait: float = 0.05,
+    state: TrialState = TrialState.COMPLETE,
+) -> optuna.trial.FrozenTrial:
+    t = optuna.trial.create_trial(
+        state=state,
+        value=sorted(windows)[len(windows) // 2] if state == TrialState.COMPLETE else None,
+        intermediate_values=dict(enumerate(windows)),
+        user_attrs={"role": role, "result": {"data_wait_fraction": wait}},
+    )
+    t.number = number
+    return t
+
+
+def test_ci95_of_the_median_covers_it_and_narrows_with_data() -> None:
+    few = [10.0, 11.0, 12.0, 9.0, 10.5]
+    lo, hi = ci95_median(few)
+    assert (lo, hi) == (9.0, 12.0)
+    many = [10.0 + (i % 5) * 0.1 for i in range(40)]
+    lo2, hi2 = ci95_median(many)
+    assert lo2 <= sorted(many)[20] <= hi2
+    assert hi2 - lo2 < 0.5
+
+
+def test_noise_floor_and_clear_gains() -> None:
+    assert relative_spread([100.0, 100.0, 100.0]) == 0.03
+    assert clearly_better([120.0, 121.0, 119.0], [100.0, 101.0, 99.0])
+    assert not clearly_better([101.0, 102.0, 100.0], [100.0, 101.0, 99.0])
+
+
+def test_near_ceiling_only_from_below_and_within_ten_percent() -> None:
+    assert near_ceiling([96.0, 97.0, 98.0], [100.0, 100.0, 100.0])
+    assert not near_ceiling([60.0, 62.0, 61.0], [50.0, 100.0, 150.0])
+    assert not near_ceiling([250.0, 250.0, 250.0], [100.0, 100.0, 100.0])
+
+
+def test_stops_near_the_ceiling_when_the_best_barely_waits() -> None:
+    trials = [trial(0, [50.0] * 3, role="baseline", wait=0.5), trial(1, [97.0, 98.0, 99.0])]
+    assert "ceiling" in (stop_reason(trials, [100.0] * 3, patience=5) or "")
+    waiting = [trials[0], trial(1, [97.0, 98.0, 99.0], wait=0.4)]
+    assert stop_reason(waiting, [100.0] * 3, patience=5) is None
+
+
+def test_patience_counts_trials_without_gain_but_not_failures() -> None:
+    trials = [trial(0, [100.0] * 3, role="baseline"), trial(1, [200.0] * 3)]
+    trials += [trial(2 + i, [199.0, 201.0, 200.0]) for i in range(3)]
+    assert stop_reason(trials, None, patience=4) is None
+    failed = [trial(9 + i, [], state=TrialState.FAIL) for i in range(5)]
+    assert stop_reason(trials + failed, None, patience=4) is None
+    assert "4 trials in a row" in (stop_reason([*trials, trial(5, [150.0] * 3)], None, 4) or "")
+
+
+def test_a_ceiling_below_a_measured_run_is_suspect() -> None:
+    fast = [trial(0, [100.0] * 3, role="baseline", wait=0.3), trial(1, [300.0] * 3)]
+    assert "trial #1" in (ceiling_suspect(fast, [200.0] * 3) or "")
+    assert ceiling_suspect(fast, [1000.0] * 3) is None
+    # Baseline: 100 samples/s while waiting 80% -> 500 samples/s of compute alone.
+    waiting = [trial(0, [100.0] * 3, role="baseline", wait=0.8)]
+    assert "between waits" in (ceiling_suspect(waiting, [200.0] * 3) or "")
+    assert ceiling_suspect(waiting, [600.0] * 3) is None
