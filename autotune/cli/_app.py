@@ -9,6 +9,7 @@ from autotune.cli._probe import probe
 from autotune.cli._run import run
 from autotune.cli._serve import serve
 from autotune.cli._studies import best, show, studies
+from autotune.cli._worker import worker
 
 app = typer.Typer(
     help="Measure, don't guess: the DataLoader settings that keep your GPU fed.",
@@ -23,6 +24,7 @@ app.command()(studies)
 app.command()(show)
 app.command()(best)
 app.command()(serve)
+app.command()(worker)
 app.add_typer(db, name="db")
 
 

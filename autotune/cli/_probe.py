@@ -16,6 +16,7 @@ from autotune.runner import SubprocessRunner, Target
 from autotune.store import sync_study
 from autotune.tuner import StudyError, StudyKey, Tuner, TunerOptions, open_study
 from autotune.tuner._summary import summarize
+from autotune.tuner._worker import save_options
 
 _SHORT = {
     "num_workers": "workers",
@@ -121,6 +122,12 @@ def probe(
         None, "--max-gpu-mem", min=0.1, help="GiB of GPU memory a trial may allocate."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    workers_only: bool = typer.Option(
+        False,
+        "--workers-only",
+        help="Measure the baseline and queue the seeds, then leave the search to "
+        "`autotune worker` processes (shared storage, e.g. PostgreSQL).",
+    ),
 ) -> None:
     """Probe SCRIPT with different DataLoader settings and recommend the fastest safe ones.
 
@@ -150,7 +157,10 @@ def probe(
         max_workers=max_workers,
         patience=patience,
         max_gpu_mem_bytes=int(max_gpu_mem * 2**30) if max_gpu_mem else None,
+        search=not workers_only,
     )
+    if workers_only:
+        save_options(study, options)
     err.print(
         f"autotune: study [bold]{name}[/] in {url}; probing {script} "
         f"({trials} trials, one at a time)",
@@ -185,6 +195,13 @@ def probe(
         )
     if outcome.interrupted:
         raise typer.Exit(130)
+    if workers_only:
+        err.print(
+            f"start workers: autotune worker --study {name} --storage {url}",
+            soft_wrap=True,
+            highlight=False,
+        )
+        return
     if summary["recommended"] is None:
         reason = summary.get("stop_reason") or "no trial was measured in full"
         fail(f"no recommendation: {reason}", code=1)

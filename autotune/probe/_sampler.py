@@ -34,6 +34,9 @@ class TreeSampler:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._proc = psutil.Process() if psutil is not None else None
+        # The runner made us a group leader; if it dies (SIGKILL, power loss) nobody else
+        # would stop this probe and its DataLoader workers.
+        self._parent = os.getppid() if os.getpgrp() == os.getpid() else None
 
     @property
     def available(self) -> bool:
@@ -52,6 +55,8 @@ class TreeSampler:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval_s):
+            if self._parent is not None and os.getppid() != self._parent:
+                kill_own_group()
             self.sample()
 
     def sample(self) -> int:

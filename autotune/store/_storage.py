@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import warnings
 from pathlib import Path
 
 import optuna
@@ -13,6 +14,9 @@ from sqlalchemy.engine import make_url
 DEFAULT_STORAGE = "sqlite:///autotune.db"
 STORAGE_ENV = "AUTOTUNE_STORAGE"
 _SQLITE_BUSY_TIMEOUT_S = 30
+HEARTBEAT_ENV = "AUTOTUNE_HEARTBEAT_S"
+GRACE_ENV = "AUTOTUNE_GRACE_S"
+_MAX_RETRY = 2
 
 
 class StorageError(Exception):
@@ -45,6 +49,20 @@ def engine_kwargs(url: str) -> dict[str, object]:
     return {"pool_pre_ping": True}
 
 
+def heartbeat_kwargs() -> dict[str, object]:
+    """A trial whose process stops beating for the grace period is failed and retried once
+    more (at most twice): a SIGKILLed tuner or worker loses no trial and counts none twice."""
+    interval = int(os.environ.get(HEARTBEAT_ENV) or 10)
+    grace = int(os.environ.get(GRACE_ENV) or 6 * interval)
+    return {
+        "heartbeat_interval": interval,
+        "grace_period": grace,
+        "heartbeat_stale_trial_callback": optuna.storages.RetryHeartbeatStaleTrialCallback(
+            max_retry=_MAX_RETRY
+        ),
+    }
+
+
 def open_storage(url: str | None = None, **rdb_kwargs: object) -> optuna.storages.RDBStorage:
     """Optuna's RDB storage on ``url`` (default: ./autotune.db), or a clear StorageError."""
     resolved = storage_url(url)
@@ -58,11 +76,13 @@ def open_storage(url: str | None = None, **rdb_kwargs: object) -> optuna.storage
     try:
         if parsed.get_backend_name() == "sqlite":
             _prepare_sqlite(parsed)
-        return optuna.storages.RDBStorage(
-            resolved,
-            engine_kwargs=engine_kwargs(resolved),
-            **rdb_kwargs,  # type: ignore[arg-type]
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            return optuna.storages.RDBStorage(
+                resolved,
+                engine_kwargs=engine_kwargs(resolved),
+                **{**heartbeat_kwargs(), **rdb_kwargs},  # type: ignore[arg-type]
+            )
     except StorageError:
         raise
     except (sqlalchemy.exc.SQLAlchemyError, sqlite3.Error, ImportError, OSError) as exc:

@@ -14,6 +14,7 @@ from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings, TrialCon
 from autotune.runner import BaseRunner, Target, WindowCallback
 from autotune.tuner._confirm import Candidate, confirm, pick
 from autotune.tuner._diagnosis import diagnose
+from autotune.tuner._heartbeat import fail_stale_trials, heartbeat
 from autotune.tuner._noise import median
 from autotune.tuner._records import (
     frozen_from_result,
@@ -29,6 +30,7 @@ from autotune.tuner._space import SearchSpace
 from autotune.tuner._stop import beats_ceiling, stop_reason, windows_of
 
 _MAX_DUPLICATES_IN_A_ROW = 4
+EXHAUSTED = "the search space is exhausted: the sampler keeps proposing settings already measured"
 
 
 class Reporter(Protocol):
@@ -70,6 +72,8 @@ class TunerOptions:
     confirm_top: int = 2
     ceiling: bool = True
     max_gpu_mem_bytes: int | None = None
+    # False: baseline, ceiling and seeds only; `autotune worker` processes do the search.
+    search: bool = True
 
 
 @dataclass
@@ -78,13 +82,21 @@ class Outcome:
     interrupted: bool = False
 
 
+def measured(trial: FrozenTrial) -> bool:
+    """A probe finished and its result was recorded: not a trial whose process was killed
+    (failed by its stale heartbeat and retried as a new trial)."""
+    return trial.user_attrs.get("status") is not None
+
+
 def counted(trials: list[FrozenTrial]) -> int:
-    """Trials that used the budget: finished ones, not duplicates skipped without a probe."""
+    """Trials that used the budget: finished ones, not duplicates skipped without a probe,
+    not killed ones (their retry counts instead)."""
     return sum(
         1
         for t in trials
         if t.state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
         and t.user_attrs.get("duplicate_of") is None
+        and measured(t)
     )
 
 
@@ -318,6 +330,8 @@ class Tuner:
         self._run_ceiling()
         space = self._narrowed_space(baseline, script)
         self._enqueue_seeds(baseline, space)
+        if not self.options.search:
+            return Outcome("created for `autotune worker`: baseline measured, seeds enqueued")
         reason = self._search(space)
         if self.study.user_attrs.get("confirmation") is None:
             self._confirm()
@@ -363,27 +377,32 @@ class Tuner:
     def _search(self, space: SearchSpace) -> str:
         duplicates = 0
         while (reason := self._stop()) is None:
-            trial = self.study.ask()
-            seeded = trial.user_attrs.get("role") == "seeded"
-            config = space.suggest(trial)
-            dup = self._duplicate_of(config)
-            if dup is not None and not seeded:
-                trial.set_user_attr("duplicate_of", dup)
-                self.study.tell(trial, state=TrialState.PRUNED)
-                duplicates += 1
-                if duplicates >= _MAX_DUPLICATES_IN_A_ROW:
-                    return (
-                        "the search space is exhausted: the sampler keeps proposing settings "
-                        "already measured"
-                    )
+            if self.next_trial(space):
+                duplicates = 0
                 continue
-            duplicates = 0
-            self._run_trial(trial, config, "seeded" if seeded else "search")
+            duplicates += 1
+            if duplicates >= _MAX_DUPLICATES_IN_A_ROW:
+                return EXHAUSTED
         return reason
+
+    def next_trial(self, space: SearchSpace) -> bool:
+        """Ask for a trial and probe it; False where it repeated settings already measured."""
+        # A killed process's RUNNING trial is failed here and its settings queued again.
+        fail_stale_trials(self.study)
+        trial = self.study.ask()
+        seeded = trial.user_attrs.get("role") == "seeded"
+        config = space.suggest(trial)
+        dup = self._duplicate_of(config)
+        if dup is not None and not seeded:
+            trial.set_user_attr("duplicate_of", dup)
+            self.study.tell(trial, state=TrialState.PRUNED)
+            return False
+        self._run_trial(trial, config, "seeded" if seeded else "search")
+        return True
 
     def _duplicate_of(self, config: LoaderConfig) -> int | None:
         for t in self._trials():
-            finished = t.state in (TrialState.COMPLETE, TrialState.FAIL)
+            finished = t.state in (TrialState.COMPLETE, TrialState.FAIL) and measured(t)
             if finished and role(t) != "baseline" and LoaderConfig.from_dict(t.params) == config:
                 return t.number
         return None
@@ -397,7 +416,8 @@ class Tuner:
             return trial.should_prune()
 
         try:
-            result = self._probe(config, on_window=on_window)
+            with heartbeat(self.study, trial):
+                result = self._probe(config, on_window=on_window)
         except KeyboardInterrupt:
             interrupted = ProbeResult(status="interrupted", reason="interrupted by Ctrl-C")
             for key, value in result_attrs(interrupted, trial_role).items():
