@@ -8,6 +8,7 @@ because two probes on one machine measure each other.
 from __future__ import annotations
 
 import fcntl
+import os
 import tempfile
 import time
 from collections.abc import Iterator
@@ -32,7 +33,10 @@ from autotune.tuner._tuner import (
     counted,
 )
 
-LOCK_PATH = Path(tempfile.gettempdir()) / "autotune-probe.lock"
+# Containers on one host each have their own /tmp: point AUTOTUNE_LOCK at a shared file there.
+LOCK_PATH = Path(
+    os.environ.get("AUTOTUNE_LOCK") or Path(tempfile.gettempdir()) / "autotune-probe.lock"
+)
 _OPTIONS_ATTR = "worker_options"
 
 

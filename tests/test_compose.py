@@ -1,0 +1,79 @@
+"""docker-compose.yml: it parses, runs only commands the CLI has, and starts in order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+import yaml
+
+from autotune.cli import app
+from tests.conftest import ROOT
+
+
+def _compose() -> dict[str, Any]:
+    data = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def _names(group: typer.Typer) -> tuple[set[str], dict[str, typer.Typer]]:
+    commands = {
+        c.name or (c.callback.__name__ if c.callback else "") for c in group.registered_commands
+    }
+    groups = {g.name or "": g.typer_instance for g in group.registered_groups if g.typer_instance}
+    return commands, groups
+
+
+def _exists(argv: list[str]) -> bool:
+    """Whether ``autotune argv...`` names a real (sub)command."""
+    group = app
+    for word in argv:
+        commands, groups = _names(group)
+        if word in commands:
+            return True
+        if word not in groups:
+            return False
+        group = groups[word]
+    return False
+
+
+def test_every_service_command_exists_in_the_cli() -> None:
+    services = _compose()["services"]
+    assert {"postgres", "migrate", "api", "worker"} <= set(services)
+    for name in ("migrate", "api", "worker"):
+        command = services[name]["command"]
+        assert command[0] == "autotune", name
+        assert _exists(command[1:]), f"{name}: {command}"
+    assert services["migrate"]["command"][1:3] == ["db", "upgrade"]
+    assert services["api"]["command"][1] == "serve"
+    assert "0.0.0.0" in services["api"]["command"]
+    assert services["worker"]["command"][1] == "worker"
+    assert not _exists(["nonsense"])
+
+
+def test_services_start_in_order() -> None:
+    services = _compose()["services"]
+    assert "healthcheck" in services["postgres"]
+    assert services["migrate"]["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    for name in ("api", "worker"):
+        assert services[name]["depends_on"] == {
+            "migrate": {"condition": "service_completed_successfully"}
+        }
+
+
+def test_api_token_from_the_environment_and_a_gpu_per_worker() -> None:
+    services = _compose()["services"]
+    assert "AUTOTUNE_API_TOKEN" in services["api"]["environment"]
+    devices = services["worker"]["deploy"]["resources"]["reservations"]["devices"]
+    assert any("gpu" in d["capabilities"] for d in devices)
+    for name in ("migrate", "api", "worker"):
+        assert "postgres" in services[name]["environment"]["AUTOTUNE_STORAGE"]
+
+
+def test_dockerfile_installs_what_the_services_run() -> None:
+    text = (ROOT / "Dockerfile").read_text()
+    assert "COPY migrations" in text
+    assert "[postgres]" in text
+    assert Path(ROOT / "migrations").is_dir()
