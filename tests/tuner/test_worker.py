@@ -116,6 +116,8 @@ def _check_killed_and_retried(trials: list[FrozenTrial], killed: int) -> None:
     assert not [t for t in trials if t.state in (TrialState.RUNNING, TrialState.WAITING)]
 
 
+@pytest.mark.postgres
+@pytest.mark.slow
 def test_three_workers_on_postgres_one_killed(pg_url: str) -> None:
     mark, name = uuid.uuid4().hex, "cluster"
     env = _env(mark)
@@ -173,6 +175,7 @@ def test_three_workers_on_postgres_one_killed(pg_url: str) -> None:
     }
 
 
+@pytest.mark.slow
 def test_sqlite_tuner_killed_and_started_again(tmp_path: Path) -> None:
     mark, name = uuid.uuid4().hex, "local"
     url = f"sqlite:///{tmp_path / 'autotune.db'}"
