@@ -27,7 +27,7 @@ from autotune.tuner._records import (
 )
 from autotune.tuner._seed import predict_workers
 from autotune.tuner._space import SearchSpace
-from autotune.tuner._stop import beats_ceiling, stop_reason, windows_of
+from autotune.tuner._stop import ceiling_suspect, stop_reason
 
 _MAX_DUPLICATES_IN_A_ROW = 4
 EXHAUSTED = "the search space is exhausted: the sampler keeps proposing settings already measured"
@@ -124,6 +124,7 @@ class Tuner:
         self.reporter: Reporter = reporter or NullReporter()
         self._after_trial = after_trial or (lambda study: None)
         self._started = time.monotonic()
+        self._last_space: SearchSpace | None = None
 
     # --- helpers ----------------------------------------------------------------------------
     def _trials(self) -> list[FrozenTrial]:
@@ -328,6 +329,7 @@ class Tuner:
             )
         script = LoaderConfig.from_dict(baseline.user_attrs.get("script_config"))
         self._run_ceiling()
+        self._check_ceiling()
         space = self._narrowed_space(baseline, script)
         self._enqueue_seeds(baseline, space)
         if not self.options.search:
@@ -338,31 +340,46 @@ class Tuner:
         return Outcome(reason)
 
     def _check_ceiling(self) -> None:
-        """An upper bound that a trial beats was mismeasured (a noisy machine): measure it
-        once more and keep the higher; if a trial still beats it, stop trusting it."""
+        """An upper bound that a measured run disproves was mismeasured (a noisy machine):
+        measure it once more and keep the higher; if it is still disproved, drop it."""
         ceiling = self.study.user_attrs.get("ceiling") or {}
         windows = ceiling.get("windows") or []
-        best = max(
-            (t for t in self._trials() if usable(t)), key=lambda t: t.value or 0.0, default=None
-        )
-        if best is None or not beats_ceiling(windows_of(best), windows):
+        why = ceiling_suspect(self._trials(), windows)
+        if why is None:
             return
         if not ceiling.get("remeasured"):
-            self.reporter.note(
-                f"  trial #{best.number} beat the compute ceiling: measuring it again"
-            )
+            self.reporter.note(f"  the compute ceiling looks wrong ({why}): measuring it again")
             result = self._probe(LoaderConfig(), mode="ceiling")
             self._add_probe_seconds(result.wall_s or 0.0)
             ceiling["remeasured"] = True
             if result.ok and result.windows and median(result.windows) > median(windows):
                 ceiling.update(samples_per_s=result.samples_per_s, windows=result.windows)
-        if beats_ceiling(windows_of(best), ceiling.get("windows") or []):
-            ceiling.update(
-                samples_per_s=None,
-                windows=[],
-                status=f"unreliable: trial #{best.number} ran faster than it",
-            )
+            why = ceiling_suspect(self._trials(), ceiling.get("windows") or [])
+        if why is not None:
+            ceiling.update(samples_per_s=None, windows=[], status=f"unreliable: {why}")
         self.study.set_user_attr("ceiling", ceiling)
+
+    def _back_off(self, trial_number: int, config: LoaderConfig, result: ProbeResult) -> None:
+        """A trial that crashed, hung or ran out of memory with more workers than any that
+        worked caps the worker range below it, and the midpoint is tried next. Worker
+        counts fail for reasons that grow with the count (open files, memory, processes)."""
+        workers = config.num_workers or 0
+        if result.status not in ("crashed", "hung", "oom", "over_memory") or workers <= 1:
+            return
+        working = [(trial_config(t).num_workers or 0) for t in self._trials() if usable(t)]
+        floor = max(working, default=0)
+        if workers <= floor:
+            return
+        cap = min(int(self.study.user_attrs.get("worker_cap", workers)), workers - 1)
+        self.study.set_user_attr("worker_cap", cap)
+        retry = max(floor + 1, (floor + workers) // 2)
+        if retry >= workers or self._last_space is None:
+            return
+        params = self._last_space.params(replace(config, num_workers=retry))
+        self.study.enqueue_trial(params, user_attrs={"role": "seeded"}, skip_if_exists=True)
+        self.reporter.note(
+            f"  #{trial_number} failed with {workers} workers: capping at {cap}, trying {retry}"
+        )
 
     def _stop(self) -> str | None:
         self._check_ceiling()
@@ -389,6 +406,10 @@ class Tuner:
         """Ask for a trial and probe it; False where it repeated settings already measured."""
         # A killed process's RUNNING trial is failed here and its settings queued again.
         fail_stale_trials(self.study)
+        cap = self.study.user_attrs.get("worker_cap")
+        if cap is not None and cap < space.max_workers:
+            space = replace(space, max_workers=max(0, int(cap)))
+        self._last_space = space
         trial = self.study.ask()
         seeded = trial.user_attrs.get("role") == "seeded"
         config = space.suggest(trial)
@@ -446,6 +467,8 @@ class Tuner:
             self._best_value(),
             baseline.value if baseline is not None else None,
         )
+        if state == TrialState.FAIL:
+            self._back_off(trial.number, config, result)
         self._after_trial(self.study)
 
     def _confirm(self) -> None:

@@ -242,3 +242,19 @@ def test_a_ceiling_that_a_trial_beats_is_measured_again() -> None:
         or "ceiling" not in outcome.stop_reason
         or (summary["efficiency"] <= 1.1)
     )
+
+
+def test_failures_above_a_worker_count_cap_the_range_and_back_off() -> None:
+    # Too many open files above 8 workers: the seed (26 workers) crashes.
+    runner = FakeRunner(
+        load_s=0.2,
+        compute_s=0.01,
+        fail=lambda c: "Too many open files" if (c.num_workers or 0) > 8 else None,
+    )
+    tuner = make(runner, trials=12, patience=4)
+    tuner.run()
+    cap = tuner.study.user_attrs["worker_cap"]
+    assert cap < 26
+    summary = summarize(tuner.study, "mem")
+    assert summary["recommended"]["config"]["num_workers"] == 8
+    assert summary["speedup"] > 5
