@@ -38,8 +38,20 @@ def test_serve_refuses_an_unmigrated_database(tmp_path: Path) -> None:
 def test_a_real_probe_is_served(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'probe.db'}"
     script = EXAMPLES / "model_bound.py"
-    probe = _run("probe", str(script), "--trials", "2", "--window", "0.3", "--windows", "2",
-                 "--warmup", "0.2", "--storage", url)
+    probe = _run(
+        "probe",
+        str(script),
+        "--trials",
+        "2",
+        "--window",
+        "0.3",
+        "--windows",
+        "2",
+        "--warmup",
+        "0.2",
+        "--storage",
+        url,
+    )
     assert probe.returncode == 0, probe.stderr
     upgraded = _run("db", "upgrade", "--storage", url)
     assert upgraded.returncode == 0, upgraded.stderr
@@ -54,7 +66,9 @@ def test_a_real_probe_is_served(tmp_path: Path) -> None:
         first = client.get(f"/api/v1/studies/{name}/trials/0").json()
         assert first["role"] == "baseline"
         assert first["windows"]
-        found = client.get("/api/v1/recommendations",
-                           params={"script": str(script.resolve()), "host": fingerprint()["id"]})
+        found = client.get(
+            "/api/v1/recommendations",
+            params={"script": str(script.resolve()), "host": fingerprint()["id"]},
+        )
         assert found.status_code == 200, found.text
         assert found.json()["study"] == name
