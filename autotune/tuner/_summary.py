@@ -49,11 +49,13 @@ def summarize(study: optuna.Study, storage: str) -> dict[str, Any]:
     if best_rate is None and best is not None:
         best_rate = best.value
     base_confirmed = confirmation.get("baseline_median") if confirmation else None
+    base_script = LoaderConfig.from_dict(base.user_attrs.get("script_config")) if base else None
     speedup = None
-    if best_rate and (base_confirmed or base_rate):
+    if best is not None and base_script is not None and trial_config(best) == base_script:
+        speedup = 1.0  # the script's own settings won: any other ratio would be noise
+    elif best_rate and (base_confirmed or base_rate):
         speedup = best_rate / (base_confirmed or base_rate)
     ceiling = attrs.get("ceiling", {}).get("samples_per_s")
-    base_script = LoaderConfig.from_dict(base.user_attrs.get("script_config")) if base else None
     return {
         "study": study.study_name,
         "storage": storage,

@@ -258,3 +258,13 @@ def test_failures_above_a_worker_count_cap_the_range_and_back_off() -> None:
     summary = summarize(tuner.study, "mem")
     assert summary["recommended"]["config"]["num_workers"] == 8
     assert summary["speedup"] > 5
+
+
+def test_keeping_the_scripts_own_settings_is_a_speedup_of_exactly_one() -> None:
+    # Loading is free: nothing beats the script as written, whatever the noise says.
+    runner = FakeRunner(load_s=0.0, compute_s=0.05, noise=0.05)
+    tuner = make(runner, trials=6)
+    tuner.run()
+    summary = summarize(tuner.study, "mem")
+    assert summary["recommended"]["config"] == summary["baseline"]["config"]
+    assert summary["speedup"] == 1.0
