@@ -445,6 +445,9 @@ class Tuner:
                 trial.set_user_attr(key, value)
             self.study.tell(trial, state=TrialState.FAIL)
             raise
+        if result.applied_config == LoaderConfig():
+            # Killed before it reported (pruned, hung): record what it was asked to run.
+            result.applied_config = config
         for key, value in result_attrs(result, trial_role).items():
             trial.set_user_attr(key, value)
         # Infeasible (over a memory budget) trials are never recommended; TPE learns the

@@ -80,13 +80,8 @@ class FakeRunner(BaseRunner):
         for i in range(config.settings.windows):
             windows.append(mean * (1 + self.rng.gauss(0, self.noise)))
             if on_window is not None and on_window(i, windows[-1]):
-                return ProbeResult(
-                    status="pruned",
-                    windows=windows,
-                    script_config=self.script,
-                    applied_config=applied,
-                    wall_s=1.0,
-                )
+                # Like the real runner: a probe killed mid-run reports only its windows.
+                return ProbeResult(status="pruned", windows=windows, wall_s=1.0)
         workers = applied.num_workers or 0
         step = self.batch / mean
         if config.mode == "ceiling":

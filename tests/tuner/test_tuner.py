@@ -268,3 +268,21 @@ def test_keeping_the_scripts_own_settings_is_a_speedup_of_exactly_one() -> None:
     summary = summarize(tuner.study, "mem")
     assert summary["recommended"]["config"] == summary["baseline"]["config"]
     assert summary["speedup"] == 1.0
+
+
+def test_a_pruned_trial_keeps_the_settings_it_was_asked_to_run() -> None:
+    runner = FakeRunner(load_s=0.2, compute_s=0.005, noise=0.01)
+    storage = optuna.storages.RDBStorage("sqlite:///:memory:")
+    study = open_study(storage, "s", StudyKey("train.py", (), HW), seed=1)
+    Tuner(
+        study,
+        TARGET,
+        runner,
+        TunerOptions(trials=14, patience=30, ceiling=False),
+        cpu_count=2,
+        cuda=False,
+    ).run()
+    pruned = [t for t in study.trials if t.user_attrs.get("status") == "pruned"]
+    assert pruned
+    for t in pruned:
+        assert t.user_attrs["config"]["num_workers"] == t.params["num_workers"]
