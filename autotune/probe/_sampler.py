@@ -29,6 +29,7 @@ class TreeSampler:
         self.max_rss_bytes = max_rss_bytes
         self._on_over_budget = on_over_budget
         self.peak_rss = 0
+        self._tripped = False
         self._child_cpu: dict[int, float] = {}
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -83,7 +84,10 @@ class TreeSampler:
         with self._lock:
             self._child_cpu.update(cpu)
             self.peak_rss = max(self.peak_rss, rss)
-        if self.max_rss_bytes is not None and rss > self.max_rss_bytes:
+        if self.max_rss_bytes is not None and rss > self.max_rss_bytes and not self._tripped:
+            # Writing the result samples the tree again; that nested reading must not kill
+            # the probe before the result is on disk.
+            self._tripped = True
             if self._on_over_budget is not None:
                 self._on_over_budget(rss)
             kill_own_group()

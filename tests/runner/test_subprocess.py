@@ -88,3 +88,16 @@ def test_ceiling_mode_replays_batches_without_loading_cost() -> None:
     assert ceiling.data_wait_fraction < 0.2 < slow.data_wait_fraction
     assert ceiling.samples_per_s and slow.samples_per_s
     assert ceiling.samples_per_s > 2 * slow.samples_per_s
+
+
+def test_over_the_host_memory_budget_is_stopped_and_reported() -> None:
+    from dataclasses import replace
+
+    from tests.conftest import FAST
+
+    budget = replace(FAST, max_host_mem_bytes=900 * 2**20)
+    res = probe("hog.py", settings=budget, loader=LoaderConfig(num_workers=1))
+    assert res.status == "over_memory", res.reason + res.stderr_tail
+    assert "over the budget of 0.88 GiB" in res.reason
+    assert res.peak_rss_bytes is not None
+    assert res.peak_rss_bytes > 900 * 2**20
