@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import optuna
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -14,7 +15,7 @@ from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
 from autotune.hardware import fingerprint
 from autotune.runner import SubprocessRunner, Target
 from autotune.store import sync_study
-from autotune.tuner import StudyError, StudyKey, Tuner, TunerOptions, open_study
+from autotune.tuner import Reporter, StudyError, StudyKey, Tuner, TunerOptions, open_study
 from autotune.tuner._summary import summarize
 from autotune.tuner._worker import save_options
 
@@ -82,6 +83,24 @@ class ProgressReporter:
 
     def note(self, text: str) -> None:
         self.progress.console.print(text, soft_wrap=True, highlight=False)
+
+
+def local_tuner(
+    study: optuna.Study, target: Target, options: TunerOptions, url: str, reporter: Reporter
+) -> Tuner:
+    """A tuner probing on this machine, mirroring every trial into our tables."""
+    import torch
+
+    return Tuner(
+        study,
+        target,
+        SubprocessRunner(),
+        options,
+        cpu_count=os.cpu_count() or 1,
+        cuda=torch.cuda.is_available(),
+        reporter=reporter,
+        after_trial=lambda s: sync_study(url, s),
+    )
 
 
 def probe(
@@ -167,20 +186,8 @@ def probe(
         soft_wrap=True,
         highlight=False,
     )
-    import torch
-
     with ProgressReporter(trials) as reporter:
-        tuner = Tuner(
-            study,
-            target,
-            SubprocessRunner(),
-            options,
-            cpu_count=os.cpu_count() or 1,
-            cuda=torch.cuda.is_available(),
-            reporter=reporter,
-            after_trial=lambda s: sync_study(url, s),
-        )
-        outcome = tuner.run()
+        outcome = local_tuner(study, target, options, url, reporter).run()
     summary = summarize(study, url)
     if as_json:
         print_json(summary)

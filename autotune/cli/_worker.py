@@ -8,11 +8,10 @@ from pathlib import Path
 import typer
 
 from autotune.cli._common import err, fail, study
-from autotune.cli._probe import ProgressReporter
+from autotune.cli._probe import ProgressReporter, local_tuner
 from autotune.hardware import fingerprint
-from autotune.runner import SubprocessRunner, Target
-from autotune.store import sync_study
-from autotune.tuner import StudyError, Tuner
+from autotune.runner import Target
+from autotune.tuner import StudyError
 from autotune.tuner._worker import check_hardware, load_options, work
 
 STORAGE_HELP = "SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (or $AUTOTUNE_STORAGE)."
@@ -46,19 +45,8 @@ def worker(
         soft_wrap=True,
         highlight=False,
     )
-    import torch
-
     with ProgressReporter(options.trials) as reporter:
-        tuner = Tuner(
-            loaded,
-            target,
-            SubprocessRunner(),
-            options,
-            cpu_count=os.cpu_count() or 1,
-            cuda=torch.cuda.is_available(),
-            reporter=reporter,
-            after_trial=lambda s: sync_study(url, s),
-        )
+        tuner = local_tuner(loaded, target, options, url, reporter)
         try:
             outcome = work(tuner)
         except StudyError as exc:
