@@ -21,6 +21,8 @@ GPU_KEYS = (
     "util_mean_pct",
     "util_max_pct",
     "util_samples",
+    "util_series",
+    "mem_series",
     "mem_used_peak_bytes",
     "max_memory_allocated_bytes",
     "h2d_copy_s",
@@ -29,6 +31,8 @@ GPU_KEYS = (
     "h2d_batches",
     "num_streams",
 )
+
+MAX_SERIES = 500
 
 
 def empty_gpu_fields() -> dict[str, Any]:
@@ -82,6 +86,7 @@ class GpuSampler:
         self._nvml: Any = None
         self._handle: Any = None
         self._util: list[int] = []
+        self._mem: list[int] = []
         self._mem_peak = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -137,6 +142,7 @@ class GpuSampler:
             except nvml.NVMLError:
                 continue
             self._util.append(int(util.gpu))
+            self._mem.append(int(mem.used))
             self._mem_peak = max(self._mem_peak, int(mem.used))
 
     def stop(self) -> None:
@@ -149,6 +155,10 @@ class GpuSampler:
             self.fields["util_mean_pct"] = sum(self._util) / len(self._util)
             self.fields["util_max_pct"] = max(self._util)
             self.fields["util_samples"] = len(self._util)
+            # Over time, for the dashboard's trial page; thinned to at most MAX_SERIES points.
+            step = max(1, len(self._util) // MAX_SERIES)
+            self.fields["util_series"] = self._util[::step]
+            self.fields["mem_series"] = self._mem[::step]
         if self._mem_peak:
             self.fields["mem_used_peak_bytes"] = self._mem_peak
         if self._cuda and self.fields["max_memory_allocated_bytes"] is None:

@@ -124,7 +124,8 @@ class Page:
         """Points per trace of a Plotly chart, by trace name."""
         return dict(
             self.tab.evaluate(
-                "id => document.getElementById(id).data.map(t => [t.name, t.x.length])", chart
+                "id => document.getElementById(id).data.map(t => [t.name, (t.x || t.y).length])",
+                chart,
             )
         )
 
@@ -289,3 +290,37 @@ def test_plotly_is_served_from_the_installed_package(server: str):
     assert response.status_code == 200
     assert "plotly.js" in response.text[:200]
     assert httpx.get(f"{server}/static/../main.py").status_code == 404
+
+
+def test_trial_page_draws_gpu_utilisation_and_memory_over_time(
+    server: str, probed: tuple[str, str], page: Page
+):
+    url, name = probed
+    study = _copy_study(url, name, "on-a-gpu")
+    done = next(t for t in study.get_trials() if t.state == optuna.trial.TrialState.COMPLETE)
+    result = dict(done.user_attrs["result"])
+    # What the probe's NVML sampler records on a GPU (this machine has none).
+    result["gpu"] = {
+        "device_name": "NVIDIA H100 80GB HBM3",
+        "util_series": [50 + i % 40 for i in range(40)],
+        "mem_series": [2**30 + i * 2**20 for i in range(40)],
+        "util_samples": 40,
+        "notes": [],
+    }
+    study.add_trial(
+        optuna.trial.create_trial(
+            state=optuna.trial.TrialState.COMPLETE,
+            value=done.value,
+            params=done.params,
+            distributions=done.distributions,
+            user_attrs={**done.user_attrs, "role": "search", "result": result},
+            intermediate_values=done.intermediate_values,
+        )
+    )
+    sync_study(url, study)
+    number = study.get_trials()[-1].number
+    page.open(f"{server}/studies/on-a-gpu/trials/{number}")
+    assert page.tab.is_visible("#gpu")
+    assert page.points("chart-gpu") == {"utilisation %": 40, "memory GB": 40}
+    assert "NVIDIA H100" in page.tab.inner_text("#gpu-table")
+    assert page.errors == []

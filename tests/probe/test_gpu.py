@@ -121,6 +121,8 @@ def test_nvml_samples_are_summarised(monkeypatch: pytest.MonkeyPatch) -> None:
     assert f["util_max_pct"] == 50
     assert 10 <= f["util_mean_pct"] <= 50
     assert f["mem_used_peak_bytes"] == 2**30
+    assert f["util_series"][:3] == [10, 30, 50]
+    assert len(f["mem_series"]) == len(f["util_series"]) == f["util_samples"]
 
 
 def test_a_failing_sampler_never_fails_the_trial(
