@@ -11,6 +11,18 @@ import os
 import platform
 from typing import Any
 
+# What a host is described by, as stored and served.
+HOST_FIELDS = (
+    "cpu_model",
+    "cpu_count",
+    "memory_gb",
+    "gpu_model",
+    "gpu_count",
+    "driver",
+    "cuda",
+    "torch",
+    "platform",
+)
 # The fields that change what settings are best; driver and hostname do not.
 _KEY_FIELDS = ("cpu_model", "cpu_count", "memory_gb", "gpu_model", "gpu_count", "torch", "cuda")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, delete, func, select, update
 
-from autotune.hardware import describe
+from autotune.hardware import HOST_FIELDS, describe
 from autotune.store._tables import hosts, recommendations, scripts, studies, trials, windows
 
 TRIAL_STATES = ("running", "complete", "pruned", "fail", "waiting")
@@ -30,19 +30,7 @@ def _host(row: Row[Any]) -> dict[str, Any] | None:
     return {
         "fingerprint": row.host_fingerprint,
         "description": describe(raw),
-        **{
-            k: raw.get(k)
-            for k in (
-                "cpu_model",
-                "cpu_count",
-                "memory_gb",
-                "gpu_model",
-                "gpu_count",
-                "driver",
-                "cuda",
-                "torch",
-            )
-        },
+        **{k: raw.get(k) for k in HOST_FIELDS},
     }
 
 

@@ -15,6 +15,7 @@ from optuna.trial import FrozenTrial, TrialState
 from sqlalchemy import Connection, delete, insert, select, update
 
 from autotune.contract import FAILED_STATUSES
+from autotune.hardware import HOST_FIELDS
 from autotune.store._engine import engine_for, safe_url
 from autotune.store._migrate import ensure_schema
 from autotune.store._storage import StorageError, storage_url
@@ -23,17 +24,6 @@ from autotune.tuner._summary import python_snippet, summarize
 
 log = logging.getLogger("autotune.store")
 
-_HOST_FIELDS = (
-    "cpu_model",
-    "cpu_count",
-    "memory_gb",
-    "gpu_model",
-    "gpu_count",
-    "driver",
-    "cuda",
-    "torch",
-    "platform",
-)
 _RESULT_FIELDS = (
     "step_p50_s",
     "step_p95_s",
@@ -66,7 +56,7 @@ def _host_id(conn: Connection, hardware: dict[str, Any] | None) -> int | None:
     found = conn.execute(select(hosts.c.id).where(hosts.c.fingerprint == fp)).scalar()
     if found is not None:
         return int(found)
-    row = {k: hardware.get(k) for k in _HOST_FIELDS}
+    row = {k: hardware.get(k) for k in HOST_FIELDS}
     row["gpu_count"] = int(row["gpu_count"] or 0)
     return int(
         conn.execute(

@@ -25,8 +25,10 @@ class FakeRunner(BaseRunner):
         cpu_bound: bool = False,
         cores: int = 2,
         fail: Callable[[LoaderConfig], str | None] = lambda c: None,
+        after: Callable[[TrialConfig, ProbeResult], ProbeResult] = lambda c, r: r,
         seed: int = 0,
     ) -> None:
+        self.after = after
         self.load_s, self.compute_s, self.batch = load_s, compute_s, batch
         self.script = script or LoaderConfig(
             num_workers=0,
@@ -60,7 +62,11 @@ class FakeRunner(BaseRunner):
         timeout_s: float,
         on_window: WindowCallback | None = None,
     ) -> ProbeResult:
+        """A measurement from the model, then ``after`` (a test's twist on it)."""
         self.calls.append(config)
+        return self.after(config, self._measure(config, on_window))
+
+    def _measure(self, config: TrialConfig, on_window: WindowCallback | None) -> ProbeResult:
         applied = config.loader.merged_over(self.script)
         if not applied.num_workers:
             applied = LoaderConfig(
