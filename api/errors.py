@@ -8,7 +8,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from starlette.exceptions import HTTPException
 
-from autotune.store._queries import NotFoundError
+from autotune.store import NotFoundError
 
 
 def _where(loc: tuple[object, ...]) -> str:

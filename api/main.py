@@ -10,8 +10,7 @@ from fastapi import FastAPI
 from api import errors
 from api.routes import health, pages, recommendations, studies, trials
 from autotune import __version__
-from autotune.store._engine import engine_for
-from autotune.store._storage import open_storage, storage_url
+from autotune.store import engine_for, open_storage, storage_url
 
 TOKEN_ENV = "AUTOTUNE_API_TOKEN"
 PREFIX = "/api/v1"

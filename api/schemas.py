@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+from autotune.contract import LoaderConfig
+from autotune.tuner import Bottleneck
 
 
 class ErrorBody(BaseModel):
@@ -32,6 +35,7 @@ class Host(BaseModel):
     driver: str | None = None
     cuda: str | None = None
     torch: str | None = None
+    platform: str | None = None
 
 
 class TrialCounts(BaseModel):
@@ -41,14 +45,16 @@ class TrialCounts(BaseModel):
     pruned: int
 
 
-class LoaderSettings(BaseModel):
-    num_workers: int | None = None
-    prefetch_factor: int | None = None
-    pin_memory: bool | None = None
-    persistent_workers: bool | None = None
-    batch_size: int | None = None
-    num_streams: int | None = None
-    device: str | None = None
+# The settings of a trial, as the probe and the tuner exchange them (None: as the script wrote).
+LoaderSettings = LoaderConfig
+
+
+class Diagnosis(BaseModel):
+    bottleneck: Bottleneck = Field(
+        description="What limits the loop: the model step, CPU-bound loading, I/O-latency-bound "
+        "loading, worker start-up, or unknown (nothing measured)."
+    )
+    summary: str = Field(description="One sentence, with the numbers that say so.")
 
 
 class StudyItem(BaseModel):
@@ -62,7 +68,9 @@ class StudyItem(BaseModel):
     baseline_samples_per_s: float | None
     speedup: float | None
     ceiling_samples_per_s: float | None = None
-    efficiency: float | None = Field(None, description="Best samples/s over the ceiling's.")
+    efficiency: float | None = Field(
+        None, description="Best samples/s over the lower of the compute and transport ceilings."
+    )
     note: str | None
     updated_at: float
 
@@ -78,11 +86,28 @@ class StudyDetail(StudyItem):
     script_hash: str | None
     created_at: float | None
     stop_reason: str | None
-    diagnosis: Any = Field(None, description="Why the loader is slow, as the tuner judged it.")
+    diagnosis: Diagnosis | None = Field(
+        None, description="Why the loader is slow, as the tuner judged it."
+    )
     recommended: dict[str, Any] | None
     baseline: dict[str, Any] | None
     probe_seconds: float | None
     failures: list[dict[str, Any]]
+    transport_ceiling_samples_per_s: float | None = Field(
+        None,
+        description="What the loader's machinery delivers with zero-cost samples, at the "
+        "recommended worker count.",
+    )
+    binding_ceiling: Literal["compute", "transport"] | None = Field(
+        None, description="The lower ceiling, which the efficiency is stated against."
+    )
+    nproc_per_node: int = Field(1, description="Ranks per node; settings are per rank.")
+    verdict: str | None = Field(
+        None, description="A judgement instead of a search, e.g. a script too short to tune."
+    )
+    measured_loader: dict[str, Any] | None = Field(
+        None, description="The loader measured: its type, dataset type, batch size, framework."
+    )
 
 
 class TrialItem(BaseModel):
@@ -118,12 +143,31 @@ class TrialDetail(TrialItem):
     time_to_first_batch_s: float | None
     main_cpu_s: float | None
     worker_cpu_s: float | None
-    peak_rss_bytes: int | None
+    peak_rss_bytes: int | None = Field(
+        None,
+        description="Peak host memory of the probe's process tree, DataLoader workers included, "
+        "with pages the workers share copy-on-write counted once (proportional set size).",
+    )
     gpu: dict[str, Any] | None
     batches: int | None
     samples: int | None
     wall_s: float | None
     output_tail: str | None
+    steady_state: bool | None = Field(
+        None, description="False when the rate was still climbing when warm-up had to end."
+    )
+    warmup_s_used: float | None = None
+    transport_samples_per_s: float | None = Field(
+        None, description="Ceiling probes: what the loader's machinery delivers with free samples."
+    )
+    transport_by_workers: dict[str, float] | None = None
+    transport_reason: str | None = None
+    measured_loader: dict[str, Any] | None = Field(
+        None, description="The loader measured: its type, dataset type, batch size, framework."
+    )
+    ranks: list[dict[str, Any]] | None = Field(
+        None, description="Multi-rank probes: each rank's own figures."
+    )
 
 
 class Recommendation(BaseModel):

@@ -16,16 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from autotune.contract import DATALOADER_KEYS, LoaderConfig
+
 URL_ENV = "AUTOTUNE_URL"
 DEFAULT_URL = "http://127.0.0.1:8000"
-# The keys DataLoader itself takes; num_streams and device are applied by `autotune run`.
-_LOADER_KWARGS = (
-    "num_workers",
-    "prefetch_factor",
-    "pin_memory",
-    "persistent_workers",
-    "batch_size",
-)
 
 
 class RecommendationWarning(UserWarning):
@@ -52,8 +46,7 @@ def _from_service(url: str, query: dict[str, Any], timeout_s: float) -> dict[str
 
 
 def _from_storage(storage: str, query: dict[str, Any]) -> dict[str, Any] | None:
-    from autotune.store._engine import engine_for
-    from autotune.store._queries import NotFoundError, lookup
+    from autotune.store import NotFoundError, engine_for, lookup
 
     try:
         with engine_for(storage).connect() as conn:
@@ -74,17 +67,17 @@ def _warn(message: str) -> None:
 
 
 def loader_kwargs(config: dict[str, Any], fallback: dict[str, Any]) -> dict[str, Any]:
-    """``fallback`` with the recommended DataLoader keys on top, valid for DataLoader."""
-    merged = dict(fallback)
-    for key in _LOADER_KWARGS:
-        if config.get(key) is not None:
-            merged[key] = config[key]
-    if not merged.get("num_workers"):
-        # DataLoader raises on these without workers.
-        merged.pop("prefetch_factor", None)
-        if merged.get("persistent_workers"):
-            merged["persistent_workers"] = False
-    return merged
+    """``fallback`` with the recommended DataLoader keys on top, valid for DataLoader.
+
+    num_streams and device are not DataLoader arguments; `autotune run` applies them.
+    """
+    merged = LoaderConfig.from_dict(config).merged_over(LoaderConfig.from_dict(fallback))
+    merged = merged.under_torch_rules()
+    out = {k: v for k, v in fallback.items() if k not in DATALOADER_KEYS}
+    for key in DATALOADER_KEYS:
+        if getattr(merged, key) is not None:
+            out[key] = getattr(merged, key)
+    return out
 
 
 def recommended(

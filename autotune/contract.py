@@ -14,17 +14,10 @@ from typing import Any, Literal
 
 CONFIG_ENV = "AUTOTUNE_PROBE_CONFIG"
 
-LOADER_KEYS = (
-    "num_workers",
-    "prefetch_factor",
-    "pin_memory",
-    "persistent_workers",
-    "batch_size",
-    "num_streams",
-    "device",
-)
-
-Mode = Literal["measure", "ceiling", "run"]
+# "baseline": "measure" (the script as written), then in the same process the compute ceiling
+# (the step replaying cached batches) and the transport ceiling, reported in ceiling_* and
+# transport_* fields: one start-up for the three.
+Mode = Literal["measure", "ceiling", "baseline", "run"]
 
 # How a trial ended. "ok" is the only status a recommendation may come from.
 Status = Literal[
@@ -72,17 +65,74 @@ class LoaderConfig:
             **{k: (v if v is not None else getattr(base, k)) for k, v in self.to_dict().items()}
         )
 
+    def under_torch_rules(self) -> LoaderConfig:
+        """The same settings as torch accepts them: with no workers there is no
+        prefetch_factor and no persistent_workers (DataLoader raises otherwise)."""
+        if self.num_workers is None or self.num_workers > 0:
+            return self
+        return dataclasses.replace(self, prefetch_factor=None, persistent_workers=False)
+
+    def dataloader_kwargs(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The script's DataLoader ``arguments`` with this config applied under torch's rules.
+
+        - no ``batch_size`` when the script gave a ``batch_sampler`` or turned batching off;
+        - ``prefetch_factor`` and ``persistent_workers`` only with workers > 0;
+        - with no workers, every worker-only option goes back to torch's default
+          (``multiprocessing_context`` and ``timeout`` too), or DataLoader raises.
+
+        ``num_streams`` and ``device`` are not DataLoader arguments: the probe applies them.
+        """
+        new = dict(arguments)
+        if self.num_workers is not None:
+            new["num_workers"] = self.num_workers
+        if self.pin_memory is not None:
+            new["pin_memory"] = self.pin_memory
+        batched = new.get("batch_sampler") is None and new.get("batch_size") is not None
+        if self.batch_size is not None and batched:
+            new["batch_size"] = self.batch_size
+        if int(new.get("num_workers") or 0) > 0:
+            for key in WORKER_ONLY_KEYS:
+                if getattr(self, key) is not None:
+                    new[key] = getattr(self, key)
+        else:
+            new.update(prefetch_factor=None, persistent_workers=False, multiprocessing_context=None)
+            new["timeout"] = 0
+        return new
+
+
+# Every setting a trial can carry, in the order people read them.
+LOADER_KEYS = tuple(f.name for f in dataclasses.fields(LoaderConfig))
+# torch accepts these only with num_workers > 0.
+WORKER_ONLY_KEYS = ("prefetch_factor", "persistent_workers")
+# The settings that are DataLoader arguments; the others the probe applies itself.
+DATALOADER_KEYS = (
+    "batch_size",
+    "num_workers",
+    "prefetch_factor",
+    "persistent_workers",
+    "pin_memory",
+)
+
 
 @dataclass(frozen=True)
 class ProbeSettings:
     """How long and how carefully one probe measures."""
 
     warmup_batches: int = 5
+    # The least warm-up; measuring starts once the loader is also in steady state (every
+    # worker has delivered and the delivery rate stopped climbing), or at max_warmup_s.
     warmup_s: float = 1.0
+    max_warmup_s: float = 30.0
+    # A warm-up sub-window whose rate is within this of the previous one ends the ramp.
+    steady_tolerance: float = 0.05
     window_s: float = 1.5
     windows: int = 5
     min_batches_per_window: int = 3
     ceiling_cache_batches: int = 8
+    # Mode "ceiling" also measures the transport ceiling (cached samples through the loader's
+    # own machinery, no step) with 0 and min(cpu_count, transport_workers) workers.
+    transport: bool = True
+    transport_workers: int = 8
     max_host_mem_bytes: int | None = None
     sample_interval_s: float = 0.1
 
@@ -134,6 +184,9 @@ class ProbeResult:
     wait_per_batch_s: float | None = None
     compute_per_batch_s: float | None = None
     time_to_first_batch_s: float | None = None
+    # False: the rate was still climbing at max_warmup_s and measuring started anyway.
+    steady_state: bool | None = None
+    warmup_s_used: float | None = None  # from the first iterator to the first window
     batches: int = 0
     samples: int = 0
     batch_size: int | None = None
@@ -142,10 +195,31 @@ class ProbeResult:
     measured_wall_s: float | None = None
     epoch_starts: int = 0
     startup_fraction: float | None = None
+    # The process tree's host memory at its peak, with pages that forked workers share with
+    # their parent counted once (anonymous + shmem PSS, see probe/_sampler.py); the key keeps
+    # its old name for stored results, but it is no longer a sum of RSS.
     peak_rss_bytes: int | None = None
+    # Mode "ceiling" only: samples/s the loader's machinery delivers with free samples and no
+    # step (the best over worker counts), per worker count ("0", "8"), or why there is none.
+    transport_samples_per_s: float | None = None
+    transport_by_workers: dict[str, float] | None = None
+    transport_reason: str = ""
+    # Mode "baseline" only: the compute ceiling measured after the baseline in the same process
+    # (its own warm-up and windows; never in the progress file). ceiling_samples_per_s is the
+    # median of ceiling_windows, set only when ceiling_status is "ok"; otherwise ceiling_status
+    # says why there is none (the script ended or failed first, the probe was stopped, ...).
+    # The fields above (windows, samples_per_s, peak_rss_bytes, ...) stay the baseline's.
+    ceiling_windows: list[float] = field(default_factory=list)
+    ceiling_samples_per_s: float | None = None
+    ceiling_status: str = ""
     cpu_count: int | None = None
     gpu: dict[str, Any] | None = None
     profile_path: str | None = None  # the Chrome trace the probe wrote, when asked to
+    # The loader measured: {"loader", "dataset" (type names), "batch_size", "framework"}.
+    measured_loader: dict[str, Any] | None = None
+    # One entry per rank of a multi-process probe (rank, status, samples_per_s, ...); the
+    # figures above are the job's: rates summed over ranks, times of the slowest rank.
+    ranks: list[dict[str, Any]] | None = None
     wall_s: float | None = None
     exit_code: int | None = None
     stderr_tail: str = ""

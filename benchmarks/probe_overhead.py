@@ -38,7 +38,7 @@ def harnessed(batches: int) -> float:
     meter = Meter(ProbeSettings(warmup_batches=10, warmup_s=0.0, window_s=3600, windows=5))
     start = time.perf_counter()
     meter.iter_started(start)
-    it = TimedIterator(iter(_loader(batches)), meter, None, NvtxRanges(), start)
+    it = TimedIterator(iter(_loader(batches)), meter, NvtxRanges(), start)
     for _ in it:
         pass
     return (time.perf_counter() - start) / batches
@@ -57,8 +57,10 @@ def main() -> None:
         base.append(p)
         extra.append(h - p)
     print(f"plain DataLoader step: {statistics.median(base) * 1e6:.1f} us/batch")
-    print(f"harness overhead:      {statistics.median(extra) * 1e6:.2f} us/batch "
-          f"(min {min(extra) * 1e6:.2f}, max {max(extra) * 1e6:.2f}) over {args.rounds} rounds")
+    print(
+        f"harness overhead:      {statistics.median(extra) * 1e6:.2f} us/batch "
+        f"(min {min(extra) * 1e6:.2f}, max {max(extra) * 1e6:.2f}) over {args.rounds} rounds"
+    )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,16 @@ from optuna.trial import TrialState
 
 from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings, TrialConfig
 from autotune.runner import BaseRunner, SubprocessRunner, Target
-from autotune.tuner import SearchSpace, StudyKey, Tuner, TunerOptions, open_study, usable
-from autotune.tuner._summary import recommended_trial, summarize
+from autotune.tuner import (
+    SearchSpace,
+    StudyKey,
+    Tuner,
+    TunerOptions,
+    open_study,
+    recommended_trial,
+    summarize,
+    usable,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -277,9 +285,10 @@ def run_workload(
 
     log("  (a) autotune")
     at_started = time.monotonic()
+    counting = _Counting(runner, prober, "autotune")
     study, summary = run_autotune(
         workload,
-        _Counting(runner, prober, "autotune"),
+        counting,
         target,
         settings,
         workdir,
@@ -312,6 +321,7 @@ def run_workload(
             "summary": summary,
             "trials": at_trials,
             "probe_seconds": summary["probe_seconds"],
+            "start_ups": counting.start_ups,
             "wall_s": autotune_wall,
             "pick": None if pick_config is None else pick_config.to_dict(),
         },
@@ -332,7 +342,9 @@ def run_workload(
     probe_share = (
         summary["probe_seconds"] / grid_out["probe_seconds"] if grid_out["probe_seconds"] else None
     )
-    ceiling = summary.get("ceiling_samples_per_s")
+    # Against the lower of the compute and transport ceilings, as the summary states it.
+    bounds = [summary.get("ceiling_samples_per_s"), summary.get("transport_ceiling_samples_per_s")]
+    ceiling = min((b for b in bounds if b), default=None)
     tpe_best = (tpe["best"] or {}).get("samples_per_s")
     out["confirmation"] = {
         "grid_best_runs": ra,
@@ -376,8 +388,10 @@ class _Counting(BaseRunner):
 
     def __init__(self, inner: BaseRunner, prober: Prober, arm: str) -> None:
         self.inner, self.prober, self.arm = inner, prober, arm
+        self.start_ups = 0  # probe processes started: each pays Python and torch start-up
 
     def run(self, target: Target, config: TrialConfig, **kwargs: Any) -> ProbeResult:
+        self.start_ups += 1
         result = self.inner.run(target, config, **kwargs)
         rate = f"{result.samples_per_s:,.0f}/s" if result.samples_per_s else result.status
         mode = "" if config.mode == "measure" else f" ({config.mode})"
@@ -396,16 +410,16 @@ def _short(config: dict[str, Any]) -> str:
 def table(results: list[dict[str, Any]]) -> str:
     head = (
         "| workload | as written | grid-best (config) | autotune pick (config) | ratio ± noise "
-        "| trials at/grid | probe-s at/grid (share) | trials to 97% | speedup | eff. vs ceiling "
-        "| TPE/grid | cpu_count/grid | diagnosis (expected) |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "| trials at/grid | start-ups at/grid | probe-s at/grid (share) | trials to 97% "
+        "| speedup | eff. vs ceiling | TPE/grid | cpu_count/grid | diagnosis (expected) |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     )
     lines = [head]
     for r in results:
         v = r.get("verdict", {})
         c = r.get("confirmation", {})
         if "ratio" not in v:
-            lines.append(f"| {r['workload']} | {v.get('error', '?')} |" + " |" * 11)
+            lines.append(f"| {r['workload']} | {v.get('error', '?')} |" + " |" * 12)
             continue
         best = r["grid"]["best"]
         ok = "✓" if v["targets"]["diagnosis"] else "✗"
@@ -415,6 +429,7 @@ def table(results: list[dict[str, Any]]) -> str:
             f"| {_fmt(c['autotune_median'], ',.0f')} ({_short(r['autotune']['pick'])}) "
             f"| {_fmt(v['ratio'], '.3f')} ± {_fmt(v['noise'], '.1%')} "
             f"| {v['autotune_trials']}/{v['grid_trials']} "
+            f"| {r['autotune'].get('start_ups', '-')}/{v['grid_trials']} "
             f"| {r['autotune']['probe_seconds']:.0f}/{r['grid']['probe_seconds']:.0f} "
             f"({_fmt(v['probe_share'], '.0%')}) "
             f"| {v['trials_to_97pct'] or 'never'} | {_fmt(v['speedup_over_written'], '.2f')}x "

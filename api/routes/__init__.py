@@ -1,4 +1,4 @@
-"""One router per resource, each a thin layer over autotune.store._queries."""
+"""One router per resource, each a thin layer over the query functions of autotune.store."""
 
 from __future__ import annotations
 

@@ -14,8 +14,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from api.deps import ConnDep, StudyName, TrialNumber
-from autotune.store import _queries as q
-from autotune.store._engine import safe_url
+from autotune import store
 
 _HERE = Path(__file__).resolve().parent.parent
 STATIC = _HERE / "static"
@@ -37,10 +36,10 @@ def studies_page(request: Request) -> HTMLResponse:
 @router.get("/studies/{name}", response_class=HTMLResponse)
 def study_page(request: Request, conn: ConnDep, name: StudyName) -> HTMLResponse:
     try:
-        q.get_study(conn, name)
-    except q.NotFoundError as exc:
+        store.get_study(conn, name)
+    except store.NotFoundError as exc:
         return _page(request, "missing.html", 404, title="No such study", message=str(exc))
-    storage = safe_url(request.app.state.storage_url)
+    storage = store.safe_url(request.app.state.storage_url)
     return _page(request, "study.html", name=name, storage=storage)
 
 
@@ -49,8 +48,8 @@ def trial_page(
     request: Request, conn: ConnDep, name: StudyName, number: TrialNumber
 ) -> HTMLResponse:
     try:
-        q.get_trial(conn, name, number)
-    except q.NotFoundError as exc:
+        store.get_trial(conn, name, number)
+    except store.NotFoundError as exc:
         return _page(request, "missing.html", 404, title="No such trial", message=str(exc))
     return _page(request, "trial.html", name=name, number=number)
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from api.deps import NO_NUL, ConnDep
 from api.routes import ERRORS
 from api.schemas import Recommendation
-from autotune.store import _queries as q
+from autotune import store
 
 router = APIRouter(prefix="/recommendations", tags=["recommendations"], responses=ERRORS)
 
@@ -44,4 +44,4 @@ def lookup(
         Query(description="The script's arguments, repeated in order; leave out to match any."),
     ] = None,
 ) -> dict[str, Any]:
-    return q.lookup(conn, script=script, host=host, args=args)
+    return store.lookup(conn, script=script, host=host, args=args)

@@ -10,7 +10,7 @@ from fastapi.responses import PlainTextResponse
 from api.deps import NO_NUL, ConnDep, Limit, Offset, StudyName, WriteAccess, WriteConnDep
 from api.routes import ERRORS, WRITE_ERRORS
 from api.schemas import NoteIn, Recommendation, StudyDetail, StudyPage
-from autotune.store import _queries as q
+from autotune import store
 
 router = APIRouter(prefix="/studies", tags=["studies"], responses=ERRORS)
 
@@ -28,13 +28,13 @@ def list_studies(
         Query(max_length=64, pattern=NO_NUL, description="Only this hardware fingerprint."),
     ] = None,
 ) -> dict[str, Any]:
-    items, total = q.list_studies(conn, limit=limit, offset=offset, script=script, host=host)
+    items, total = store.list_studies(conn, limit=limit, offset=offset, script=script, host=host)
     return {"items": items, "total": total, "limit": limit, "offset": offset}
 
 
 @router.get("/{name}", response_model=StudyDetail, summary="One study with its diagnosis")
 def get_study(conn: ConnDep, name: StudyName) -> dict[str, Any]:
-    return q.get_study(conn, name)
+    return store.get_study(conn, name)
 
 
 _BEST_CONTENT = {
@@ -61,7 +61,7 @@ def best(
         str, Query(pattern="^(json|python)$", description="json (default) or python.")
     ] = "json",
 ) -> Any:
-    rec = q.best(conn, name)
+    rec = store.best(conn, name)
     if format == "python":
         return PlainTextResponse(rec["snippet"] + "\n")
     return rec
@@ -75,7 +75,7 @@ def best(
     responses=WRITE_ERRORS,
 )
 def set_note(conn: WriteConnDep, name: StudyName, body: NoteIn) -> dict[str, Any]:
-    return q.set_note(conn, name, body.note)
+    return store.set_note(conn, name, body.note)
 
 
 @router.delete(
@@ -86,8 +86,8 @@ def set_note(conn: WriteConnDep, name: StudyName, body: NoteIn) -> dict[str, Any
     responses=WRITE_ERRORS,
 )
 def delete_study(request: Request, conn: WriteConnDep, name: StudyName) -> Response:
-    q.get_study(conn, name)  # 404 before touching anything
+    store.get_study(conn, name)  # 404 before touching anything
     # Optuna's copy first, in its own transaction: ours would hold SQLite's write lock.
     request.app.state.delete_optuna_study(name)
-    q.delete_study(conn, name)
+    store.delete_study(conn, name)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

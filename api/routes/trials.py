@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from api.deps import ConnDep, Limit, Offset, StudyName, TrialNumber
 from api.routes import ERRORS
 from api.schemas import TrialDetail, TrialPage
-from autotune.store import _queries as q
+from autotune import store
 
 router = APIRouter(prefix="/studies/{name}/trials", tags=["trials"], responses=ERRORS)
 
@@ -24,10 +24,10 @@ def list_trials(
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> dict[str, Any]:
-    items, total = q.list_trials(conn, name, state=state, limit=limit, offset=offset)
+    items, total = store.list_trials(conn, name, state=state, limit=limit, offset=offset)
     return {"items": items, "total": total, "limit": limit, "offset": offset}
 
 
 @router.get("/{number}", response_model=TrialDetail, summary="One trial with its windows")
 def get_trial(conn: ConnDep, name: StudyName, number: TrialNumber) -> dict[str, Any]:
-    return q.get_trial(conn, name, number)
+    return store.get_trial(conn, name, number)

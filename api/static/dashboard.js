@@ -86,13 +86,26 @@ const autotune = (() => {
       (study.args.length ? ` -- ${study.args.join(" ")}` : "");
     return `<p><span class="big" id="speedup">${times(study.speedup)}</span> the script as written:
         ${num(rec.samples_per_s)} samples/s${ci} vs ${num(study.baseline_samples_per_s)}
-        ${study.ceiling_samples_per_s ? `; ${pct(study.efficiency)} of the ${num(study.ceiling_samples_per_s)} samples/s ceiling` : ""}.</p>
+        ${ceilingHtml(study)}.</p>
+      ${study.verdict ? `<p id="verdict"><b>Verdict:</b> ${esc(study.verdict)}</p>` : ""}
+
       <div class="rec" id="rec-settings"><b>setting</b><b>recommended</b><b>as written</b>${rows}</div>
       ${diagnosisHtml(study)}
       <h3>Python</h3><pre id="snippet">${esc(best ? best.snippet : "")}</pre>
       <button class="copy" data-copy="#snippet">Copy snippet</button>
       <h3>Train with it</h3><pre id="command">${esc(command)}</pre>
       <button class="copy" data-copy="#command">Copy command</button>`;
+  }
+  function ceilingHtml(study) {
+    // Efficiency is stated against the lower (binding) of the compute and transport ceilings.
+    const binding = study.binding_ceiling;
+    const bound = binding === "transport" ? study.transport_ceiling_samples_per_s : study.ceiling_samples_per_s;
+    if (!bound || !binding) return "";
+    return `; <span id="efficiency">${pct(study.efficiency)} of the ${binding} ceiling (${num(bound)} samples/s)</span>`;
+  }
+  function memoryNote() {
+    return `<p class="muted" id="memory-definition">Host memory of a trial is the proportional set size (PSS) of its
+      process tree: pages that DataLoader workers share copy-on-write with the main process count once.</p>`;
   }
   function diagnosisHtml(study) {
     const d = study.diagnosis;
@@ -264,9 +277,11 @@ const autotune = (() => {
       ["rest of step per batch ms", num(t.compute_per_batch_s && t.compute_per_batch_s * 1000, 2)],
       ["step p50 / p95 ms", `${num(t.step_p50_s && t.step_p50_s * 1000, 1)} / ${num(t.step_p95_s && t.step_p95_s * 1000, 1)}`],
       ["time to first batch s", num(t.time_to_first_batch_s, 2)], ["main / worker CPU s", `${num(t.main_cpu_s, 2)} / ${num(t.worker_cpu_s, 2)}`],
-      ["peak RSS MB", num(t.peak_rss_bytes && t.peak_rss_bytes / 1e6)], ["batches / samples", `${val(t.batches)} / ${val(t.samples)}`],
+      ["host memory MB (PSS)", num(t.peak_rss_bytes && t.peak_rss_bytes / 1e6)], ["batches / samples", `${val(t.batches)} / ${val(t.samples)}`],
+      ["steady state", t.steady_state], ["warm-up s", num(t.warmup_s_used, 2)],
       ["wall s", num(t.wall_s, 1)], ["partial", t.partial], ["duplicate of", t.duplicate_of]];
     $("#details tbody").innerHTML = rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(val(v))}</td></tr>`).join("");
+    $("#details").insertAdjacentHTML("afterend", memoryNote());
     if (t.output_tail) { $("#output").hidden = false; $("#output pre").textContent = t.output_tail; }
     const gpu = t.gpu || {};
     if (gpu.device_name) {

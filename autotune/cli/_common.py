@@ -11,8 +11,13 @@ import optuna
 import typer
 from rich.console import Console
 
-from autotune.store import StorageError, open_storage, storage_url
+from autotune.store import StorageError, open_storage, parse_url, storage_url
 from autotune.tuner import StudyError, load_study
+
+STORAGE_HELP = (
+    "SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
+    "(default: $AUTOTUNE_STORAGE or sqlite:///autotune.db)."
+)
 
 err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)
@@ -37,8 +42,29 @@ def check_script(script: Path) -> None:
         fail(f"{script} cannot be compiled: {exc}")
 
 
-def storage(url: str | None) -> tuple[optuna.storages.RDBStorage, str]:
+def missing_sqlite(url: str) -> Path | None:
+    """The file of a SQLite URL that does not exist yet; None for other URLs."""
+    try:
+        parsed = parse_url(url)
+    except StorageError:
+        return None
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    path = Path(str(parsed.database))
+    return None if path.exists() else path
+
+
+def storage(url: str | None, *, create: bool = True) -> tuple[optuna.storages.RDBStorage, str]:
+    """Optuna's storage at ``url``; ``create=False`` for commands that only read what was
+    measured: they refuse a SQLite file that does not exist instead of creating it empty."""
     resolved = storage_url(url)
+    missing = None if create else missing_sqlite(resolved)
+    if missing is not None:
+        what = "the folder" if not missing.parent.exists() else "the file"
+        fail(
+            f"no autotune storage at {missing}: {what} does not exist, so nothing was probed "
+            "with it; run `autotune probe` first, or pass the --storage it used"
+        )
     try:
         return open_storage(resolved), resolved
     except StorageError as exc:
@@ -46,7 +72,7 @@ def storage(url: str | None) -> tuple[optuna.storages.RDBStorage, str]:
 
 
 def study(name: str, url: str | None) -> tuple[optuna.Study, str]:
-    store, resolved = storage(url)
+    store, resolved = storage(url, create=False)
     try:
         return load_study(store, name), resolved
     except StudyError as exc:

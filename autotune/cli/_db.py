@@ -4,25 +4,23 @@ from __future__ import annotations
 
 import typer
 
-from autotune.cli._common import fail, out
+from autotune.cli._common import STORAGE_HELP, fail, out
+from autotune.cli._help import Command, Group
 
-STORAGE_HELP = "SQLAlchemy URL (default: $AUTOTUNE_STORAGE or sqlite:///autotune.db)."
-
-db = typer.Typer(help="Database schema and mirror.", no_args_is_help=True)
+db = typer.Typer(help="Database schema and mirror.", no_args_is_help=True, cls=Group)
 
 
-@db.command()
+@db.command(cls=Command)
 def upgrade(
     storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
 ) -> None:
     """Upgrade Optuna's tables and autotune's to the newest schema, then mirror every study."""
-    from autotune.store import StorageError, storage_url
-    from autotune.store._engine import safe_url
-    from autotune.store._migrate import upgrade as upgrade_schema
-    from autotune.store._sync import sync_all
+    from autotune.store import StorageError, safe_url, storage_url, sync_all
+    from autotune.store import upgrade as upgrade_schema
 
     url = storage_url(storage_opt)
     try:
+        # A schema newer than this autotune knows is a StorageError saying so.
         revision = upgrade_schema(url)
         names = sync_all(url)
     except StorageError as exc:

@@ -9,15 +9,22 @@ import optuna
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from autotune.cli._common import check_script, err, fail, out, print_json, storage
+from autotune.cli._common import STORAGE_HELP, check_script, err, fail, out, print_json, storage
 from autotune.cli._render import render_summary
 from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
 from autotune.hardware import fingerprint
 from autotune.runner import SubprocessRunner, Target
 from autotune.store import sync_study
-from autotune.tuner import Reporter, StudyError, StudyKey, Tuner, TunerOptions, open_study
-from autotune.tuner._summary import summarize
-from autotune.tuner._worker import save_options
+from autotune.tuner import (
+    Reporter,
+    StudyError,
+    StudyKey,
+    Tuner,
+    TunerOptions,
+    open_study_for_rerun,
+    save_options,
+    summarize,
+)
 
 _SHORT = {
     "num_workers": "workers",
@@ -88,7 +95,10 @@ class ProgressReporter:
 def local_tuner(
     study: optuna.Study, target: Target, options: TunerOptions, url: str, reporter: Reporter
 ) -> Tuner:
-    """A tuner probing on this machine, mirroring every trial into our tables."""
+    """A tuner probing on this machine, mirroring every trial into our tables.
+
+    With several ranks on the node, each rank's loader shares the cores with the others':
+    the tuner plans per rank, with the cores one rank has."""
     import torch
 
     return Tuner(
@@ -96,7 +106,7 @@ def local_tuner(
         target,
         SubprocessRunner(),
         options,
-        cpu_count=os.cpu_count() or 1,
+        cpu_count=max(1, (os.cpu_count() or 1) // target.nproc_per_node),
         cuda=torch.cuda.is_available(),
         reporter=reporter,
         after_trial=lambda s: sync_study(url, s),
@@ -109,17 +119,21 @@ def probe(
     study_name: str | None = typer.Option(
         None, "--study", help="Study name (default: from script, arguments and hardware)."
     ),
-    storage_opt: str | None = typer.Option(
-        None,
-        "--storage",
-        help="SQLAlchemy URL (default: $AUTOTUNE_STORAGE or sqlite:///autotune.db).",
-    ),
+    storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
     trials: int = typer.Option(
         20, "--trials", min=1, help="Probes in the study, baseline included."
     ),
     timeout: float = typer.Option(1800, "--timeout", min=1, help="Seconds for the whole search."),
     trial_timeout: float = typer.Option(120, "--trial-timeout", min=1, help="Seconds per probe."),
-    warmup: float = typer.Option(1.0, "--warmup", min=0, help="Warm-up seconds before measuring."),
+    warmup: float = typer.Option(
+        1.0, "--warmup", min=0, help="Least warm-up seconds; measuring starts at steady state."
+    ),
+    max_warmup: float = typer.Option(
+        30.0,
+        "--max-warmup",
+        min=0.1,
+        help="Seconds a loader may ramp up before it is measured anyway (flagged not steady).",
+    ),
     window: float = typer.Option(1.5, "--window", min=0.05, help="Seconds per measurement window."),
     windows: int = typer.Option(5, "--windows", min=2, help="Measurement windows per probe."),
     max_workers: int | None = typer.Option(
@@ -141,6 +155,23 @@ def probe(
         None, "--max-gpu-mem", min=0.1, help="GiB of GPU memory a trial may allocate."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    nproc_per_node: int = typer.Option(
+        1,
+        "--nproc-per-node",
+        min=1,
+        help="Ranks to start on this node, as torchrun does (RANK, WORLD_SIZE, MASTER_ADDR, ...); "
+        "settings are per rank, throughput is the job's.",
+    ),
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Continue the study even if the script changed since it was measured.",
+    ),
+    fresh: bool = typer.Option(
+        False,
+        "--fresh",
+        help="Measure afresh in a new study beside the old one, even if nothing changed.",
+    ),
     workers_only: bool = typer.Option(
         False,
         "--workers-only",
@@ -154,23 +185,34 @@ def probe(
     """
     check_script(script)
     store, url = storage(storage_opt)
-    target = Target(str(script), tuple(ctx.args))
+    target = Target(str(script), tuple(ctx.args), nproc_per_node=nproc_per_node)
     hardware = fingerprint()
     key = StudyKey.for_target(target, hardware)
-    name = study_name or key.default_name()
+    if resume and fresh:
+        fail("--resume and --fresh contradict each other; pass one of them")
     try:
-        study = open_study(store, name, key)
+        opened = open_study_for_rerun(
+            store,
+            study_name or key.default_name(),
+            key,
+            rerun="resume" if resume else "fresh" if fresh else "auto",
+        )
     except StudyError as exc:
         fail(str(exc))
+    study, name = opened.study, opened.study.study_name
+    if opened.note:
+        err.print(f"autotune: {opened.note}", soft_wrap=True, highlight=False)
     options = TunerOptions(
         trials=trials,
         timeout_s=timeout,
         trial_timeout_s=trial_timeout,
         settings=ProbeSettings(
             warmup_s=warmup,
+            max_warmup_s=max(max_warmup, warmup),
             window_s=window,
             windows=windows,
-            max_host_mem_bytes=_host_budget(max_host_mem),
+            # Each rank's probe checks its own process tree: the budget is shared out.
+            max_host_mem_bytes=_host_budget(max_host_mem) // nproc_per_node,
         ),
         tune_batch_size=tune_batch_size,
         max_workers=max_workers,
@@ -180,9 +222,10 @@ def probe(
     )
     if workers_only:
         save_options(study, options)
+    ranks = f", {nproc_per_node} ranks each" if nproc_per_node > 1 else ""
     err.print(
         f"autotune: study [bold]{name}[/] in {url}; probing {script} "
-        f"({trials} trials, one at a time)",
+        f"({trials} trials, one at a time{ranks})",
         soft_wrap=True,
         highlight=False,
     )
@@ -196,13 +239,14 @@ def probe(
         err.print(
             f"apply without code changes: autotune run {script} --study {name}"
             + (f" --storage {storage_opt}" if storage_opt else "")
+            + (f" --nproc-per-node {nproc_per_node}" if nproc_per_node > 1 else "")
             + (" -- " + " ".join(ctx.args) if ctx.args else ""),
             soft_wrap=True,
             highlight=False,
         )
     if outcome.interrupted:
         raise typer.Exit(130)
-    if workers_only:
+    if outcome.for_workers:
         err.print(
             f"start workers: autotune worker --study {name} --storage {url}",
             soft_wrap=True,

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from autotune.contract import LOADER_KEYS
-from autotune.tuner._summary import python_snippet
+from autotune.tuner import python_snippet
 
 
 def _fmt(value: Any) -> str:
@@ -21,7 +21,11 @@ def _rate(value: float | None) -> str:
 
 def render_summary(console: Console, summary: dict[str, Any]) -> None:
     rec, base = summary.get("recommended"), summary.get("baseline")
-    table = Table(title=f"study {summary['study']}", title_justify="left")
+    ranks = int(summary.get("nproc_per_node") or 1)
+    title = f"study {summary['study']}" + (
+        f" (settings per rank, {ranks} ranks)" if ranks > 1 else ""
+    )
+    table = Table(title=title, title_justify="left")
     table.add_column("setting")
     table.add_column("as written", justify="right")
     table.add_column("recommended", justify="right", style="bold green")
@@ -33,17 +37,32 @@ def render_summary(console: Console, summary: dict[str, Any]) -> None:
     rec_rate = _rate(rec and rec["samples_per_s"])
     if ci:
         rec_rate += f" [{ci[0]:,.0f}-{ci[1]:,.0f}]"
-    table.add_row("samples/s", _rate(base and base["samples_per_s"]), rec_rate, end_section=True)
+    rate_label = "samples/s (job)" if ranks > 1 else "samples/s"
+    table.add_row(rate_label, _rate(base and base["samples_per_s"]), rec_rate, end_section=True)
     console.print(table)
     lines = []
+    loader = summary.get("measured_loader")
+    if loader:
+        framework = f" ({loader['framework']})" if loader.get("framework") else ""
+        lines.append(
+            f"measured loader: {loader.get('dataset')}, batch size "
+            f"{_fmt(loader.get('batch_size'))}{framework}"
+        )
     if summary.get("speedup"):
         lines.append(f"speedup over the script as written: [bold]{summary['speedup']:.2f}x[/]")
+    ceilings = []
     if summary.get("ceiling_samples_per_s"):
-        eff = summary.get("efficiency")
+        ceilings.append(f"compute {summary['ceiling_samples_per_s']:,.0f}")
+    if summary.get("transport_ceiling_samples_per_s"):
+        ceilings.append(f"transport {summary['transport_ceiling_samples_per_s']:,.0f}")
+    if ceilings:
+        eff, binding = summary.get("efficiency"), summary.get("binding_ceiling")
         lines.append(
-            f"compute ceiling (no data cost): {summary['ceiling_samples_per_s']:,.0f} samples/s"
-            + (f"; efficiency {eff:.0%}" if eff else "")
+            f"ceilings (samples/s): {', '.join(ceilings)}"
+            + (f"; efficiency {eff:.0%} of the {binding} ceiling" if eff and binding else "")
         )
+    if summary.get("verdict"):
+        lines.append(f"verdict: {summary['verdict']}")
     if summary.get("diagnosis"):
         lines.append(f"diagnosis: {summary['diagnosis']['summary']}")
     if summary.get("stop_reason"):

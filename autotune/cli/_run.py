@@ -10,16 +10,22 @@ from pathlib import Path
 
 import typer
 
-from autotune.cli._common import check_script, err, fail, study
+from autotune.cli._common import STORAGE_HELP, check_script, err, fail, study
 from autotune.contract import CONFIG_ENV, LoaderConfig, TrialConfig
-from autotune.tuner._summary import summarize
+from autotune.tuner import summarize
 
 
 def run(
     ctx: typer.Context,
     script: Path = typer.Argument(..., help="Your training script."),
     name: str = typer.Option(..., "--study", help="Study whose recommendation to apply."),
-    storage_opt: str | None = typer.Option(None, "--storage", help="SQLAlchemy URL."),
+    storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
+    nproc_per_node: int | None = typer.Option(
+        None,
+        "--nproc-per-node",
+        min=1,
+        help="Ranks to start on this node, through torchrun (default: as the study measured).",
+    ),
 ) -> None:
     """Run SCRIPT to the end with the study's recommended DataLoader settings.
 
@@ -41,7 +47,12 @@ def run(
         path = Path(tmp) / "config.json"
         path.write_text(TrialConfig(loader=config, mode="run").to_json())
         env[CONFIG_ENV] = str(path)
+        ranks = nproc_per_node or int(loaded.user_attrs.get("nproc_per_node") or 1)
         cmd = [sys.executable, "-m", "autotune.probe", str(script), *ctx.args]
+        if ranks > 1:
+            # torchrun starts the ranks; each runs the script under the probe in run mode.
+            launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+            cmd = [*launcher, f"--nproc-per-node={ranks}", *cmd[1:]]
         try:
             code = subprocess.call(cmd, env=env)
         except KeyboardInterrupt:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import socket
+from pathlib import Path
+
 import typer
+from sqlalchemy import URL
 
-from autotune.cli._common import err, fail
-
-STORAGE_HELP = "SQLAlchemy URL (default: $AUTOTUNE_STORAGE or sqlite:///autotune.db)."
+from autotune.cli._common import STORAGE_HELP, err, fail
 
 
 def serve(
@@ -17,25 +19,75 @@ def serve(
     """Serve recommendations and measurements over HTTP at /api/v1."""
     import uvicorn
 
-    from autotune.store import StorageError, storage_url
-    from autotune.store._engine import safe_url
-    from autotune.store._migrate import current_revision, head_revision
+    from autotune.store import (
+        StorageError,
+        current_revision,
+        head_revision,
+        newer_schema,
+        parse_url,
+        safe_url,
+        storage_url,
+    )
 
     url = storage_url(storage_opt)
+    upgrade_hint = f"run `autotune db upgrade --storage {safe_url(url)}` first"
     try:
+        missing = _missing_sqlite_file(parse_url(url))
+        if missing is not None:
+            fail(f"there is no database at {missing}; {upgrade_hint} to create it")
         revision = current_revision(url)
+        problem = newer_schema(url, revision)
+    except typer.Exit:
+        raise
     except StorageError as exc:
         fail(str(exc))
     except Exception as exc:  # driver errors differ per backend; all mean "cannot open"
         fail(f"cannot open storage {safe_url(url)}: {str(exc).splitlines()[0][:200]}")
+    if problem:
+        fail(problem)
     if revision != head_revision():
         fail(
             f"the storage {safe_url(url)} is at schema {revision or 'none'}, not "
-            f"{head_revision()}; run `autotune db upgrade --storage {safe_url(url)}` first"
+            f"{head_revision()}; {upgrade_hint}"
         )
+    sock = _listen(host, port)
     from api.main import create_app
 
     app = create_app(url)
     writes = "on" if app.state.api_token else "off (set AUTOTUNE_API_TOKEN to enable)"
     err.print(f"serving {safe_url(url)} at http://{host}:{port}/api/v1 (writes {writes})")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    server.run(sockets=[sock])
+
+
+def _missing_sqlite_file(url: URL) -> Path | None:
+    """The file an SQLite URL names, when it does not exist: opening it would create it empty."""
+    database = url.database
+    if url.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return None
+    if database.startswith("file:"):  # a URI; SQLite reads its options
+        return None
+    path = Path(database)
+    return None if path.exists() else path
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound before the server starts, so a port in use is one clear line."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        fail(f"cannot listen on {host}: {exc.strerror}; pass another --host")
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        fail(
+            f"cannot listen on {host}:{port}: {exc.strerror}; is another server using it? "
+            "pass another --port"
+        )
+    sock.set_inheritable(True)
+    return sock

@@ -8,13 +8,10 @@ import optuna
 import typer
 from rich.table import Table
 
-from autotune.cli._common import out, print_json, storage, study
+from autotune.cli._common import STORAGE_HELP, out, print_json, storage, study
 from autotune.cli._probe import describe_config
 from autotune.cli._render import render_summary
-from autotune.tuner import trial_config
-from autotune.tuner._summary import python_snippet, summarize
-
-STORAGE_HELP = "SQLAlchemy URL (default: $AUTOTUNE_STORAGE or sqlite:///autotune.db)."
+from autotune.tuner import python_snippet, summarize, trial_config
 
 
 class Format(str, Enum):
@@ -28,7 +25,7 @@ def studies(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List the studies in the storage."""
-    store, url = storage(storage_opt)
+    store, url = storage(storage_opt, create=False)
     rows = []
     for s in optuna.get_all_study_summaries(store, include_best_trial=False):
         loaded = optuna.load_study(study_name=s.study_name, storage=store)

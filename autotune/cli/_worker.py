@@ -7,14 +7,12 @@ from pathlib import Path
 
 import typer
 
-from autotune.cli._common import err, fail, study
+from autotune.cli._common import STORAGE_HELP, err, fail, missing_sqlite, study
 from autotune.cli._probe import ProgressReporter, local_tuner
 from autotune.hardware import fingerprint
 from autotune.runner import Target
-from autotune.tuner import StudyError
-from autotune.tuner._worker import check_hardware, load_options, work
-
-STORAGE_HELP = "SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (or $AUTOTUNE_STORAGE)."
+from autotune.store import storage_url
+from autotune.tuner import StudyError, check_hardware, load_options, work
 
 
 def worker(
@@ -29,17 +27,31 @@ def worker(
 ) -> None:
     """Probe trials of a study created with `autotune probe --workers-only`, one at a time
     per machine, until it holds its number of trials."""
+    missing = missing_sqlite(storage_url(storage_opt))
+    if missing is not None:
+        fail(
+            f"no SQLite storage at {missing} on this machine. A SQLite file is local to the "
+            "machine that probed: workers on other machines need a shared database; create "
+            "the study on PostgreSQL (see docs/cluster.md) and pass its URL to --storage"
+        )
     loaded, url = study(study_name, storage_opt)
     hardware = fingerprint()
     try:
-        check_hardware(loaded, hardware)
+        check_hardware(
+            loaded, hardware, action="join", advice="start the worker on a matching machine"
+        )
         options = load_options(loaded, trials=trials, trial_timeout_s=trial_timeout)
     except StudyError as exc:
         fail(str(exc))
     script = str(loaded.user_attrs.get("script"))
     if not Path(script).is_file():
         fail(f"the study's script {script} is not on this machine; put it at the same path")
-    target = Target(script, tuple(loaded.user_attrs.get("args") or ()))
+    # Ranks are part of what the study measures: every worker starts as many as its creator.
+    target = Target(
+        script,
+        tuple(loaded.user_attrs.get("args") or ()),
+        nproc_per_node=int(loaded.user_attrs.get("nproc_per_node") or 1),
+    )
     err.print(
         f"autotune worker {os.getpid()}: study [bold]{study_name}[/], {options.trials} trials",
         soft_wrap=True,

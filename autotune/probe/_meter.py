@@ -1,4 +1,12 @@
-"""Per-batch timing of the measured loader: warm-up, then fixed-length windows.
+"""Per-batch timing of the measured loader: warm-up to steady state, then fixed-length windows.
+
+Warm-up ends when the loader is in steady state, not after a fixed time: tens of workers take
+seconds to start on a small machine, and windows over their ramp would measure the start-up
+as if it were the rate. Steady means every worker has delivered (batches >= 2 x workers) and
+the rate over ``STEADY_SUBWINDOWS`` warm-up sub-windows in a row (a third of a window each)
+was no more than ``steady_tolerance`` above the best sub-window before it.
+``warmup_s``/``warmup_batches`` stay the minimum; ``max_warmup_s`` is the cap, after which
+measuring starts anyway with ``steady_state=False``.
 
 This is the hot path: one ``__next__`` costs two ``perf_counter`` calls, two NVTX calls and a
 few attribute updates, all in microseconds.
@@ -14,6 +22,9 @@ from typing import Any
 
 from autotune.contract import ProbeSettings
 from autotune.probe._nvtx import NvtxRanges
+
+# Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
+STEADY_SUBWINDOWS = 2
 
 
 class ProbeDone(BaseException):
@@ -82,6 +93,14 @@ class Meter:
         self.epoch_starts = 0
         self.startup_s = 0.0
         self._last_t: float | None = None
+        self.workers = 0  # of the measured iterator, set before its first batch
+        self.steady_state: bool | None = None
+        self._sub_s = settings.window_s / 3
+        self._sub_start: float | None = None
+        self._sub_samples = 0
+        self._sub_batches = 0
+        self._sub_best: float | None = None
+        self._calm = 0
         self._window_start = 0.0
         self._window_samples = 0
         self._window_batches = 0
@@ -122,11 +141,40 @@ class Meter:
                 and self._window_batches >= self.settings.min_batches_per_window
             ):
                 self._close_window()
-        elif (
-            self.batches >= self._warmup_batches
-            and self.started_at is not None
-            and t1 - self.started_at >= self.settings.warmup_s
+        elif not self.done:
+            self._warming(t1, n)
+
+    def _warming(self, t1: float, n: int) -> None:
+        """Counters only; a division per closed sub-window."""
+        if self._sub_start is None:
+            self._sub_start = t1  # sub-windows start at the first batch: not its wait
+            return
+        self._sub_samples += n
+        self._sub_batches += 1
+        s = self.settings
+        since = t1 - (self.started_at if self.started_at is not None else t1)
+        if since >= s.max_warmup_s:
+            self.steady_state = False
+            self._start_measuring()
+            return
+        elapsed = t1 - self._sub_start
+        if elapsed < self._sub_s or self._sub_batches < max(s.min_batches_per_window, self.workers):
+            return
+        rate = self._sub_samples / elapsed
+        best = self._sub_best
+        # Calm: no faster than the best sub-window so far. One noisy dip inside a ramp is
+        # calm too, so STEADY_SUBWINDOWS calm sub-windows in a row end the warm-up.
+        self._calm = (
+            self._calm + 1 if best is not None and rate <= best * (1 + s.steady_tolerance) else 0
+        )
+        self._sub_best = rate if best is None else max(best, rate)
+        self._sub_start, self._sub_samples, self._sub_batches = t1, 0, 0
+        if (
+            self._calm >= STEADY_SUBWINDOWS
+            and self.batches >= max(self._warmup_batches, 2 * self.workers)
+            and since >= s.warmup_s
         ):
+            self.steady_state = True
             self._start_measuring()
 
     def _start_measuring(self) -> None:
@@ -163,6 +211,9 @@ class Meter:
         }
         if self.started_at is not None and self.first_batch_at is not None:
             out["time_to_first_batch_s"] = self.first_batch_at - self.started_at
+        if self.measure_start is not None and self.started_at is not None:
+            out["steady_state"] = self.steady_state
+            out["warmup_s_used"] = self.measure_start - self.started_at
         if self.windows:
             out["samples_per_s"] = statistics.median(self.windows)
         if self.steps:
@@ -186,25 +237,44 @@ class Meter:
         return out
 
 
-class TimedIterator:
-    """Wraps the measured loader's iterator; delegates everything it does not time."""
+# What comes after a meter is done: the next source and meter, or None to end the script.
+NextPhase = Callable[[], "tuple[Iterator[Any], Meter] | None"]
 
-    __slots__ = ("_fixed_n", "_in_step", "_it", "_meter", "_nvtx", "_t_iter")
+
+class TimedIterator:
+    """Wraps the measured loader's iterator; delegates everything it does not time.
+
+    Once its meter is done it ends the script (``ProbeDone``), unless ``then`` gives a next
+    phase: the batch that closed the last window goes to the script, and the batches after it
+    come from the next source, timed by the next meter (mode "baseline": the replayed batches
+    of the compute ceiling).
+    """
+
+    __slots__ = ("_in_step", "_it", "_meter", "_nvtx", "_t_iter", "_then")
 
     def __init__(
         self,
         it: Iterator[Any],
         meter: Meter,
-        fixed_n: int | None,
         nvtx: NvtxRanges,
         t_iter: float | None = None,
+        then: NextPhase | None = None,
     ) -> None:
         self._t_iter = t_iter
         self._it = it
         self._meter = meter
-        self._fixed_n = fixed_n
         self._nvtx = nvtx
         self._in_step = False
+        self._then = then
+
+    def _next_phase(self) -> Meter:
+        then, self._then = self._then, None
+        following = then() if then is not None else None
+        if following is None:
+            raise ProbeDone
+        self._it, self._meter = following
+        self._t_iter = None  # not an epoch start for the next meter
+        return self._meter
 
     def __iter__(self) -> TimedIterator:
         return self
@@ -212,7 +282,7 @@ class TimedIterator:
     def __next__(self) -> Any:
         meter = self._meter
         if meter.done:
-            raise ProbeDone
+            meter = self._next_phase()
         nvtx = self._nvtx
         if self._in_step:
             nvtx.pop()
@@ -224,12 +294,12 @@ class TimedIterator:
         finally:
             nvtx.pop()
         t1 = perf_counter()
-        n = self._fixed_n if self._fixed_n is not None else count_samples(batch)
+        n = count_samples(batch)
         if self._t_iter is not None:
             meter.first_batch(self._t_iter, t1)
             self._t_iter = None
         meter.record(t0, t1, n)
-        if meter.done:
+        if meter.done and self._then is None:
             raise ProbeDone
         nvtx.push_step()
         self._in_step = True

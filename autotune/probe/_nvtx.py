@@ -21,10 +21,6 @@ class NvtxRanges:
         self._copy = self._domain.get_event_attributes(message="h2d_copy", color="yellow")
         self._step = self._domain.get_event_attributes(message="step", color="green")
 
-    @property
-    def enabled(self) -> bool:
-        return self._domain is not None
-
     def push_wait(self) -> None:
         if self._domain is not None:
             self._domain.push_range(self._wait)

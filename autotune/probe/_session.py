@@ -8,34 +8,28 @@ import runpy
 import sys
 import traceback
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from time import perf_counter
 from typing import Any
 
 from autotune.contract import (
     CONFIG_ENV,
-    STREAMS_CPU_WORK,
     LoaderConfig,
     ProbeResult,
     Status,
     TrialConfig,
 )
+from autotune.probe import _failure as failure
 from autotune.probe._gpu import GpuSampler, log
 from autotune.probe._meter import Meter, ProbeDone, ReplayIterator, TimedIterator, progress_writer
 from autotune.probe._nvtx import NvtxRanges
 from autotune.probe._patch import LoaderPatch
 from autotune.probe._profile import ProfileTail
+from autotune.probe._ranks import RankSync
 from autotune.probe._sampler import TreeSampler
 from autotune.probe._streams import CopyStats, StreamPrefetcher, make_streams
-
-# What torch says when a script does CPU work on a batch that is already on the GPU.
-_CPU_WORK_SIGNS = (
-    "can't convert cuda",
-    "cannot convert a cuda",
-    "expected all tensors to be on the same device",
-    "expected object of device type cpu",
-    "expected a 'cpu' device type",
-)
+from autotune.probe._transport import TransportResult, measure_transport
 
 
 def _cuda_sync() -> None:
@@ -43,32 +37,6 @@ def _cuda_sync() -> None:
 
     if torch.cuda.is_available() and torch.cuda.is_initialized():  # type: ignore[no-untyped-call]
         torch.cuda.synchronize()
-
-
-def _is_oom(exc: BaseException) -> bool:
-    if isinstance(exc, MemoryError):
-        return True
-    name = type(exc).__name__
-    text = str(exc).lower()
-    return name == "OutOfMemoryError" or "out of memory" in text or "alloc_failed" in text
-
-
-def _is_cuda_oom(exc: BaseException) -> bool:
-    text = f"{type(exc).__module__} {exc}".lower()
-    return "cuda" in text or "cublas" in text or "cudnn" in text
-
-
-def _cpu_work_on_batch(exc: BaseException) -> bool:
-    """The script treated a prefetched (GPU) batch as a CPU one."""
-    if not isinstance(exc, (TypeError, RuntimeError, ValueError)):
-        return False
-    text = str(exc).lower()
-    return any(sign in text for sign in _CPU_WORK_SIGNS)
-
-
-def _short(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".strip()
-    return text.splitlines()[0][:300] if text else type(exc).__name__
 
 
 class ProbeSession:
@@ -93,29 +61,60 @@ class ProbeSession:
         )
         self.meter.on_measure_start = self._measure_start
         self.meter.on_measure_end = self._measure_end
+        ranks = RankSync.from_env()
+        # Mode "baseline": after the baseline's windows, the compute ceiling in the same
+        # process, timed by a meter of its own (own warm-up, own windows, no progress lines).
+        self.ceiling_meter: Meter | None = None
+        self.ceiling_status = ""
+        self._in_ceiling = False
+        self._ceiling_finished = False
+        self._baseline_written = False
+        self._baseline_peak: int | None = None
+        if config.mode == "baseline":
+            self.ceiling_status = "not measured: the baseline's windows were not complete"
+            if ranks is None:
+                self.ceiling_meter = Meter(
+                    settings,
+                    extra_warmup_batches=settings.ceiling_cache_batches,
+                    sync=_cuda_sync,
+                    on_done=self._ceiling_done,
+                )
+            else:
+                self.ceiling_status = "not measured: a multi-rank probe measures the baseline only"
         self.gpu = GpuSampler(settings.sample_interval_s)
         # Copy timing only where it is read; `autotune run` pays no event records for it.
-        self.copy_stats = CopyStats() if config.mode == "measure" else None
+        self.copy_stats = CopyStats() if config.mode in ("measure", "baseline") else None
         self._streams: list[Any] | None = None  # built at the first wrap, reused per epoch
         self.streams_applied = 0
         self._profiled = False
         self._cpu0 = (0.0, 0.0)
         self._cpu1: tuple[float, float] | None = None
-        self.patch = LoaderPatch(config.loader, self._wrap)
+        # issue 11: the multi-rank stop protocol, when the runner started ranks.
+        self.patch = LoaderPatch(config.loader, self._wrap, ranks=ranks)
         self._written = False
+        self.transport: TransportResult | None = None
 
     # --- wiring -----------------------------------------------------------------------------
     def _wrap(self, it: Iterator[Any], t_iter: float) -> Iterator[Any]:
         # The same prefetcher in measure and run modes: what was measured is what runs.
         # The ceiling replays the script's own (CPU) batches: it prices the step, not copies.
+        if self.config.mode == "baseline" and (self._in_ceiling or self.meter.done):
+            following = self._to_ceiling(it)
+            if following is not None:  # a new epoch after the baseline: the ceiling goes on
+                return TimedIterator(*following, self.nvtx)
         source: Iterator[Any] = it if self.config.mode == "ceiling" else self._prefetch(it)
         if self.config.mode == "run":
             return source
+        if not self.meter.measuring and not self.meter.done:
+            self.meter.workers = max(self.meter.workers, int(getattr(it, "_num_workers", 0)))
         self.meter.iter_started(t_iter)
         self.meter.add_wait(perf_counter() - t_iter)
         if self.config.mode == "ceiling":
             source = ReplayIterator(it, self.config.settings.ceiling_cache_batches)
-        timed = TimedIterator(source, self.meter, None, self.nvtx, t_iter)
+        then = None
+        if self.ceiling_meter is not None:
+            then = partial(self._to_ceiling, it)
+        timed = TimedIterator(source, self.meter, self.nvtx, t_iter, then)
         if self.config.profile_path and self.config.mode == "measure" and not self._profiled:
             return ProfileTail(
                 timed,
@@ -163,21 +162,79 @@ class ProbeSession:
             self.copy_stats.active = True
 
     def _measure_end(self) -> None:
-        self._cpu1 = self.sampler.cpu_snapshot()
+        # Measurement is over: an exact memory reading here costs no window anything.
+        self._cpu1 = self.sampler.cpu_snapshot(exact=True)
         if self.copy_stats is not None:
             self.copy_stats.active = False
         self.gpu.stop()
 
+    def _to_ceiling(self, it: Iterator[Any]) -> tuple[Iterator[Any], Meter] | None:
+        """Mode "baseline", the baseline done: the script's next batches come from a replay
+        of the loader's (its raw iterator's: no stream prefetch) next ones, which loads
+        ``ceiling_cache_batches`` (warm-up of the ceiling meter) and then replays them for
+        as long as the ceiling needs: the epoch does not end early."""
+        meter = self.ceiling_meter
+        if meter is None or self._ceiling_finished:
+            return None
+        if not self._in_ceiling:
+            self._in_ceiling = True
+            meter.iter_started(perf_counter())
+        return ReplayIterator(it, self.config.settings.ceiling_cache_batches), meter
+
+    def _measure_transport(self) -> None:
+        if not self.config.settings.transport:
+            return
+        self._shutdown_workers()  # the measured loader's workers would compete
+        if self.patch.last_iterator is not None:
+            self.transport = measure_transport(self.patch.last_iterator, self.config.settings)
+
     def _measurement_done(self) -> None:
+        if self.config.mode == "ceiling":
+            # The same process measures both ceilings: one start-up for the two.
+            self._measure_transport()
+        if self.config.mode == "baseline":
+            # Written now, so a probe killed during the ceilings keeps its baseline; the
+            # ceilings rewrite it.
+            self._baseline_peak = self.sampler.peak_host_mem or None
+            if self.ceiling_meter is not None:
+                self.ceiling_status = "the probe was stopped before the compute ceiling was done"
+            self.write("ok")
+            self._baseline_written = True
+            return
         # Written before unwinding the script, so nothing measured is lost if the script
         # swallows ProbeDone or hangs on its way out.
         self.write("ok")
 
+    def _ceiling_done(self) -> None:
+        self.ceiling_status = "ok"
+        self._finish_ceiling(transport=True)
+
+    def _finish_ceiling(self, *, transport: bool) -> None:
+        """The compute ceiling is over (done or not): the transport ceiling, then the result."""
+        self._ceiling_finished = True
+        self._in_ceiling = False
+        if transport:
+            try:
+                self._measure_transport()
+            except Exception as exc:  # the baseline must survive anything here
+                self.transport = TransportResult(reason=f"transport failed: {failure.short(exc)}")
+        self._written = False
+        self.write("ok")
+
     def _over_budget(self, rss: int) -> None:
         limit = self.config.settings.max_host_mem_bytes or 0
+        if self._baseline_written and not self._ceiling_finished:
+            # Over the budget during the ceilings: the baseline stands.
+            self.ceiling_status = (
+                f"the host-memory budget of {limit / 2**30:.2f} GiB was reached during the "
+                f"ceilings ({rss / 2**30:.2f} GiB); the probe was stopped"
+            )
+            self._finish_ceiling(transport=False)
+            return
         self.write(
             "over_memory",
-            f"host memory of the process tree reached {rss / 2**30:.2f} GiB, over the "
+            f"host memory of the process tree (PSS: shared pages counted once) reached "
+            f"{rss / 2**30:.2f} GiB, over the "
             f"budget of {limit / 2**30:.2f} GiB; the probe was stopped",
         )
 
@@ -202,14 +259,30 @@ class ProbeSession:
             end = self._cpu1 or self.sampler.cpu_snapshot()
             res.main_cpu_s = end[0] - self._cpu0[0]
             res.worker_cpu_s = end[1] - self._cpu0[1]
-        res.peak_rss_bytes = self.sampler.peak_rss or None
+        res.peak_rss_bytes = self._baseline_peak or self.sampler.peak_host_mem or None
+        if self.config.mode == "baseline":
+            res.ceiling_status = self.ceiling_status
+            if self.ceiling_meter is not None:
+                ceiling = self.ceiling_meter.summary()
+                res.ceiling_windows = ceiling["windows"]
+                if self.ceiling_status == "ok":
+                    res.ceiling_samples_per_s = ceiling.get("samples_per_s")
         gpu = {**self.gpu.fields, "notes": list(self.gpu.fields["notes"])}
         gpu["num_streams"] = self.streams_applied
         if self.copy_stats is not None and self.streams_applied:
             gpu.update(self.copy_stats.summary())
         res.gpu = gpu
+        # issue 11: which loader was measured; its first batch, timed before it was chosen.
+        res.measured_loader = self.patch.measured_loader
+        res.batches += self.patch.unmetered_batches
+        if self.patch.time_to_first_batch_s is not None:
+            res.time_to_first_batch_s = self.patch.time_to_first_batch_s
         if self._profiled:
             res.profile_path = self.config.profile_path
+        if self.transport is not None:
+            res.transport_samples_per_s = self.transport.best
+            res.transport_by_workers = dict(self.transport.by_workers) or None
+            res.transport_reason = self.transport.reason
         res.cpu_count = os.cpu_count()
         res.wall_s = perf_counter() - self.started
         if self.meter.measured_batches and res.samples_per_s:
@@ -246,54 +319,54 @@ class ProbeSession:
         except ProbeDone:
             pass
         except SystemExit as exc:
-            code = exc.code
-            exit_code = code if isinstance(code, int) else (0 if code is None else 1)
+            exit_code, status, reason = failure.from_exit(exc.code)
         except KeyboardInterrupt:
             status, reason, exit_code = "interrupted", "interrupted", 130
         except BaseException as exc:
             traceback.print_exc()
             exit_code = 1
-            status = "oom" if _is_oom(exc) else "crashed"
-            reason = self._reason(exc, status)
+            status, reason = failure.from_exception(exc, self.streams_applied)
         finally:
             self.patch.uninstall()
             self.sampler.stop()
             self.gpu.stop()
         if self.config.mode == "run":
             return exit_code
+        if self._baseline_written and not self._ceiling_finished:
+            self._ceiling_ended(status, reason)
         if self._written:
             self._shutdown_workers()
             return 0
         if status == "ok":
-            if self.patch.loaders_iterated == 0:
-                status = "no_dataloader"
-                reason = (
-                    "the script never iterated a torch DataLoader"
-                    if self.patch.loaders_built == 0
-                    else "the script built a DataLoader but never iterated it"
-                )
-            else:
-                status = "ended_early"
-                reason = (
-                    f"the script ended after {self.meter.batches} batches, before "
-                    f"{self.config.settings.windows} measurement windows were complete "
-                    f"({len(self.meter.windows)} done); figures cover what there was"
-                )
+            status, reason = failure.without_result(
+                loaders_built=self.patch.loaders_built,
+                loaders_iterated=self.patch.loaders_iterated,
+                batches=self.meter.batches + self.patch.unmetered_batches,
+                windows=self.config.settings.windows,
+                windows_done=len(self.meter.windows),
+            )
         self.write(status, reason)
         self._shutdown_workers()
         return exit_code
 
-    def _reason(self, exc: BaseException, status: Status) -> str:
-        if status == "oom" and _is_cuda_oom(exc):
-            return f"CUDA out of memory on the GPU: {_short(exc)}"
-        if self.streams_applied and _cpu_work_on_batch(exc):
-            # Stream prefetch hands the script batches already on the GPU; a script that
-            # computes on them with CPU code cannot use it. Say so rather than "crashed".
-            return (
-                f"{STREAMS_CPU_WORK} (num_streams={self.streams_applied} puts them on the "
-                f"GPU before the script sees them): {_short(exc)}"
+    def _ceiling_ended(self, status: Status, reason: str) -> None:
+        """The script ended, or failed, after the baseline and before the ceilings were done."""
+        meter = self.ceiling_meter
+        if meter is None:  # no ceiling in this probe: its status already says why
+            self._finish_ceiling(transport=False)
+            return
+        if status == "ok":
+            self.ceiling_status = (
+                f"the script ended {meter.batches} batches into the compute ceiling, before "
+                f"its {self.config.settings.windows} windows were complete "
+                f"({len(meter.windows)} done)"
             )
-        return _short(exc)
+        else:
+            self.ceiling_status = (
+                f"the script failed during the compute ceiling ({status}): {reason}"
+            )
+        # A script that ended cleanly still leaves its loader for the transport ceiling.
+        self._finish_ceiling(transport=status == "ok")
 
     def _shutdown_workers(self) -> None:
         it = self.patch.last_iterator

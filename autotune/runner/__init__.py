@@ -1,6 +1,17 @@
 """Runs probes: one subprocess per trial, whole process tree killed when it ends."""
 
 from autotune.runner._base import BaseRunner, Target, WindowCallback
-from autotune.runner._subprocess import SubprocessRunner, kill_group
+from autotune.runner._process import kill_group
+from autotune.runner._ranks import free_port, merge_rank_results, rank_env
+from autotune.runner._subprocess import SubprocessRunner
 
-__all__ = ["BaseRunner", "SubprocessRunner", "Target", "WindowCallback", "kill_group"]
+__all__ = [
+    "BaseRunner",
+    "SubprocessRunner",
+    "Target",
+    "WindowCallback",
+    "free_port",
+    "kill_group",
+    "merge_rank_results",
+    "rank_env",
+]

@@ -19,6 +19,8 @@ class Target:
     script: str
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    # Ranks started on this node, torchrun-style; 1: the script alone, no rank variables.
+    nproc_per_node: int = 1
 
 
 class BaseRunner(abc.ABC):

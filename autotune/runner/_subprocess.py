@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import statistics
@@ -16,60 +15,9 @@ from pathlib import Path
 
 from autotune.contract import CONFIG_ENV, ProbeResult, TrialConfig
 from autotune.runner._base import BaseRunner, Target, WindowCallback
+from autotune.runner._process import Progress, kill_group, last_error_line, tail_of
 
-_TAIL_LINES = 15
 _TERM_GRACE_S = 3.0
-
-
-def _tail(path: Path, lines: int = _TAIL_LINES) -> str:
-    try:
-        with path.open("rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - 16384))
-            text = fh.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
-    """Signal a whole process group; DataLoader workers included."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _last_error_line(tail: str) -> str:
-    for line in reversed(tail.splitlines()):
-        stripped = line.strip()
-        if stripped and not stripped.startswith(("File ", "^", "~")):
-            return stripped[:300]
-    return ""
-
-
-class _Progress:
-    """Reads the window lines the probe appends as it measures."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.windows: list[float] = []
-        self._offset = 0
-
-    def poll(self) -> list[tuple[int, float]]:
-        try:
-            with self.path.open("r", encoding="utf-8") as fh:
-                fh.seek(self._offset)
-                chunk = fh.read()
-        except FileNotFoundError:
-            return []
-        complete = chunk[: chunk.rfind("\n") + 1]
-        self._offset += len(complete.encode("utf-8"))
-        new = []
-        for line in complete.splitlines():
-            item = json.loads(line)
-            self.windows.append(float(item["samples_per_s"]))
-            new.append((int(item["window"]), float(item["samples_per_s"])))
-        return new
 
 
 class SubprocessRunner(BaseRunner):
@@ -88,6 +36,10 @@ class SubprocessRunner(BaseRunner):
         on_window: WindowCallback | None = None,
     ) -> ProbeResult:
         with tempfile.TemporaryDirectory(prefix="autotune-probe-") as tmp:
+            if target.nproc_per_node > 1:  # issue 11: torchrun-style ranks
+                from autotune.runner._ranks import run_ranks
+
+                return run_ranks(self, Path(tmp), target, config, timeout_s, on_window)
             return self._run(Path(tmp), target, config, timeout_s, on_window)
 
     def _run(
@@ -99,7 +51,7 @@ class SubprocessRunner(BaseRunner):
         on_window: WindowCallback | None,
     ) -> ProbeResult:
         result_path = tmp / "result.json"
-        progress = _Progress(tmp / "progress.jsonl")
+        progress = Progress(tmp / "progress.jsonl")
         config = replace(config, result_path=str(result_path), progress_path=str(progress.path))
         config_path = tmp / "config.json"
         config_path.write_text(config.to_json())
@@ -157,18 +109,18 @@ class SubprocessRunner(BaseRunner):
         rc: int,
         result_path: Path,
         log_path: Path,
-        progress: _Progress,
+        progress: Progress,
         timed_out: bool,
         pruned: bool,
         timeout_s: float,
         wall: float,
     ) -> ProbeResult:
-        tail = _tail(log_path)
+        tail = tail_of(log_path)
         if result_path.exists() and not pruned:
             res = ProbeResult.read(result_path)
             res.exit_code, res.stderr_tail, res.wall_s = rc, tail, wall
             if res.status == "crashed" and not res.reason:
-                res.reason = _last_error_line(tail)
+                res.reason = last_error_line(tail)
             return res
         res = ProbeResult(exit_code=rc, stderr_tail=tail, wall_s=wall, windows=progress.windows)
         if progress.windows:
@@ -191,7 +143,7 @@ class SubprocessRunner(BaseRunner):
             )
         elif rc != 0:
             res.status = "crashed"
-            err = _last_error_line(tail)
+            err = last_error_line(tail)
             res.reason = f"exit code {rc}" + (f": {err}" if err else "")
         else:
             res.status = "ended_early"

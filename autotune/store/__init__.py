@@ -1,35 +1,58 @@
-"""Where trials live: Optuna's tables plus our own (autotune_*), in SQLite or PostgreSQL."""
+"""Where trials live: Optuna's tables plus our own (autotune_*), in SQLite or PostgreSQL.
 
-from __future__ import annotations
+Optuna's storage is the tuner's; our tables mirror it for the API (``sync_study``) and are
+read through the query functions here, which the API's routes call.
+"""
 
-from typing import TYPE_CHECKING
-
-from autotune.store._storage import (
+from autotune.store._engine import engine_for
+from autotune.store._migrate import current_revision, head_revision, newer_schema, upgrade
+from autotune.store._queries import (
+    NotFoundError,
+    best,
+    delete_study,
+    get_study,
+    get_trial,
+    health,
+    list_studies,
+    list_trials,
+    lookup,
+    set_note,
+)
+from autotune.store._storage import open_storage
+from autotune.store._sync import sync_all, sync_study, sync_study_strict
+from autotune.store._url import (
     DEFAULT_STORAGE,
     STORAGE_ENV,
     StorageError,
-    open_storage,
+    parse_url,
+    safe_url,
     storage_url,
 )
-
-if TYPE_CHECKING:
-    import optuna
-
-
-def sync_study(storage_url: str, study: optuna.Study) -> None:
-    """Mirror ``study`` into the autotune_* tables; see :func:`autotune.store._sync.sync_study`."""
-    # Imported on first call: the mirror uses the tuner's summary, and the tuner calls this,
-    # so a module-level import would be circular.
-    from autotune.store._sync import sync_study as _sync_study
-
-    _sync_study(storage_url, study)
-
 
 __all__ = [
     "DEFAULT_STORAGE",
     "STORAGE_ENV",
+    "NotFoundError",
     "StorageError",
+    "best",
+    "current_revision",
+    "delete_study",
+    "engine_for",
+    "get_study",
+    "get_trial",
+    "head_revision",
+    "health",
+    "list_studies",
+    "list_trials",
+    "lookup",
+    "newer_schema",
     "open_storage",
+    "parse_url",
+    "safe_url",
+    "set_note",
     "storage_url",
+    "sync_all",
     "sync_study",
+    "sync_study_strict",
+    "upgrade",
 ]

@@ -1,10 +1,12 @@
-"""Schema upgrades: Optuna's tables through Optuna, ours through Alembic in migrations/."""
+"""Schema upgrades: Optuna's tables through Optuna, ours through Alembic in autotune.migrations
+(the checkout's top-level migrations/, shipped inside the package)."""
 
 from __future__ import annotations
 
 import logging
 import threading
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 
 import sqlalchemy
@@ -12,21 +14,36 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 
-from autotune.store._engine import engine_for, safe_url
-from autotune.store._storage import StorageError, open_storage, storage_url
+from autotune.store._engine import engine_for
+from autotune.store._storage import open_storage
 from autotune.store._tables import VERSION_TABLE
+from autotune.store._url import StorageError, safe_url, storage_url
 
-MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS_PACKAGE = "autotune.migrations"
 _upgraded: set[str] = set()
 _lock = threading.Lock()
+_MISSING = (
+    f"autotune's migrations ({MIGRATIONS_PACKAGE}) are missing from this installation; "
+    "reinstall autotune (`pip install autotune-*.whl` or `pip install -e .`)"
+)
+
+
+def migrations_dir() -> Path:
+    """The Alembic script folder, wherever the package is installed (wheel or editable)."""
+    try:
+        folder = Path(str(resources.files(MIGRATIONS_PACKAGE)))
+    except ModuleNotFoundError:
+        raise StorageError(_MISSING) from None
+    if not (folder / "env.py").is_file():
+        raise StorageError(_MISSING)
+    return folder
 
 
 def alembic_config(url: str | None = None) -> Config:
-    if not (MIGRATIONS / "env.py").exists():
-        raise StorageError(f"autotune's migrations are missing from {MIGRATIONS}; reinstall")
     cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("script_location", str(migrations_dir()))
     # ConfigParser treats % as interpolation; URLs carry %-escapes in passwords.
     cfg.set_main_option("sqlalchemy.url", storage_url(url).replace("%", "%%"))
     return cfg
@@ -43,6 +60,23 @@ def current_revision(url: str | None = None) -> str | None:
     with engine_for(storage_url(url)).connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
         return ctx.get_current_revision()
+
+
+def newer_schema(url: str, revision: str | None) -> str | None:
+    """Why this autotune cannot use ``url`` whose schema is ``revision``: a revision it does not
+    know was written by a newer autotune, and no upgrade can help. None when it knows it."""
+    if revision is None:
+        return None
+    script = ScriptDirectory.from_config(alembic_config())
+    try:
+        script.get_revision(revision)
+    except CommandError:
+        return (
+            f"the storage {safe_url(url)} is at schema {revision}, newer than this autotune "
+            f"knows (up to {script.get_current_head()}); upgrade autotune "
+            "(pip install -U autotune) to use it"
+        )
+    return None
 
 
 def upgrade_autotune(url: str | None = None, revision: str = "head") -> None:
@@ -62,6 +96,11 @@ def _migrate(url: str | None, revision: str, step: Callable[[Config, str], None]
         with engine_for(resolved).begin() as conn:
             cfg.attributes["connection"] = conn
             step(cfg, revision)
+    except CommandError:
+        why = newer_schema(resolved, current_revision(resolved))
+        if why is None:
+            raise
+        raise StorageError(why) from None
     except sqlalchemy.exc.SQLAlchemyError as exc:
         reason = str(exc).splitlines()[0][:200]
         raise StorageError(f"cannot upgrade {safe_url(resolved)}: {reason}") from None
@@ -102,11 +141,3 @@ def autogenerate(message: str, scratch_url: str) -> None:
     """A new revision from the difference between the tables module and ``scratch_url`` at head."""
     upgrade_autotune(scratch_url)
     command.revision(alembic_config(scratch_url), message=message, autogenerate=True)
-
-
-def optuna_is_current(url: str | None = None) -> bool:
-    storage = open_storage(url, skip_compatibility_check=True)
-    try:
-        return bool(storage.get_current_version() == storage.get_head_version())
-    finally:
-        storage.engine.dispose()

@@ -13,9 +13,41 @@ from typing import Any
 from sqlalchemy import Connection, Row, delete, func, select, update
 
 from autotune.hardware import HOST_FIELDS, describe
-from autotune.store._tables import hosts, recommendations, scripts, studies, trials, windows
+from autotune.store._tables import (
+    VERSION_TABLE,
+    hosts,
+    recommendations,
+    scripts,
+    studies,
+    trials,
+    windows,
+)
 
-TRIAL_STATES = ("running", "complete", "pruned", "fail", "waiting")
+# What a trial list shows; a single trial shows every column but our bookkeeping.
+_TRIAL_ITEM = (
+    "number",
+    "state",
+    "role",
+    "status",
+    "reason",
+    "failure_class",
+    "config",
+    "samples_per_s",
+    "data_wait_fraction",
+    "step_p50_s",
+    "step_p95_s",
+    "wait_per_batch_s",
+    "compute_per_batch_s",
+    "partial",
+    "duplicate_of",
+    "started_at",
+    "completed_at",
+)
+_TRIAL_DETAIL = tuple(
+    c.name
+    for c in trials.columns
+    if c.name not in ("id", "study_id", "optuna_trial_id", "source_hash")
+)
 
 
 class NotFoundError(LookupError):
@@ -117,33 +149,17 @@ def get_study(conn: Connection, name: str) -> dict[str, Any]:
         "recommended": summary.get("recommended"),
         "baseline": summary.get("baseline"),
         "probe_seconds": summary.get("probe_seconds"),
+        "transport_ceiling_samples_per_s": summary.get("transport_ceiling_samples_per_s"),
+        "binding_ceiling": summary.get("binding_ceiling"),
+        "nproc_per_node": summary.get("nproc_per_node") or 1,
+        "measured_loader": summary.get("measured_loader"),
+        "verdict": summary.get("verdict"),
         "failures": summary.get("failures") or [],
     }
 
 
-def _trial_item(row: Row[Any]) -> dict[str, Any]:
-    return {
-        k: getattr(row, k)
-        for k in (
-            "number",
-            "state",
-            "role",
-            "status",
-            "reason",
-            "failure_class",
-            "config",
-            "samples_per_s",
-            "data_wait_fraction",
-            "step_p50_s",
-            "step_p95_s",
-            "wait_per_batch_s",
-            "compute_per_batch_s",
-            "partial",
-            "duplicate_of",
-            "started_at",
-            "completed_at",
-        )
-    }
+def _trial_item(row: Row[Any], keys: tuple[str, ...] = _TRIAL_ITEM) -> dict[str, Any]:
+    return {k: getattr(row, k) for k in keys}
 
 
 def list_trials(
@@ -180,25 +196,7 @@ def get_trial(conn: Connection, name: str, number: int) -> dict[str, Any]:
         .scalars()
         .all()
     )
-    return (
-        _trial_item(row)
-        | {
-            k: getattr(row, k)
-            for k in (
-                "script_config",
-                "time_to_first_batch_s",
-                "main_cpu_s",
-                "worker_cpu_s",
-                "peak_rss_bytes",
-                "gpu",
-                "batches",
-                "samples",
-                "wall_s",
-                "output_tail",
-            )
-        }
-        | {"windows": list(values)}
-    )
+    return _trial_item(row, _TRIAL_DETAIL) | {"windows": list(values)}
 
 
 def _recommendation(row: Row[Any], study: str) -> dict[str, Any]:
@@ -286,5 +284,12 @@ def delete_study(conn: Connection, name: str) -> None:
     conn.execute(delete(studies).where(studies.c.id == study_id))
 
 
-def hosts_seen(conn: Connection) -> list[str]:
-    return list(conn.execute(select(hosts.c.fingerprint).order_by(hosts.c.id)).scalars())
+def health(conn: Connection) -> dict[str, Any]:
+    """Our schema's revision and how many studies the mirror holds."""
+    from alembic.runtime.migration import MigrationContext
+
+    revision = MigrationContext.configure(
+        conn, opts={"version_table": VERSION_TABLE}
+    ).get_current_revision()
+    count = conn.execute(select(func.count()).select_from(studies)).scalar_one()
+    return {"schema_revision": revision, "studies": int(count)}

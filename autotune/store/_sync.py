@@ -16,29 +16,22 @@ from sqlalchemy import Connection, delete, insert, select, update
 
 from autotune.contract import FAILED_STATUSES
 from autotune.hardware import HOST_FIELDS
-from autotune.store._engine import engine_for, safe_url
+from autotune.store._engine import engine_for
 from autotune.store._migrate import ensure_schema
-from autotune.store._storage import StorageError, storage_url
-from autotune.store._tables import hosts, recommendations, scripts, studies, trials, windows
-from autotune.tuner._summary import python_snippet, summarize
+from autotune.store._storage import open_storage
+from autotune.store._tables import (
+    RESULT_COLUMNS,
+    hosts,
+    recommendations,
+    scripts,
+    studies,
+    trials,
+    windows,
+)
+from autotune.store._url import StorageError, safe_url, storage_url
+from autotune.tuner import python_snippet, summarize
 
 log = logging.getLogger("autotune.store")
-
-_RESULT_FIELDS = (
-    "step_p50_s",
-    "step_p95_s",
-    "data_wait_fraction",
-    "wait_per_batch_s",
-    "compute_per_batch_s",
-    "time_to_first_batch_s",
-    "main_cpu_s",
-    "worker_cpu_s",
-    "peak_rss_bytes",
-    "gpu",
-    "batches",
-    "samples",
-    "wall_s",
-)
 
 
 def _digest(data: Any) -> str:
@@ -112,7 +105,7 @@ def _failure_class(trial: FrozenTrial) -> str | None:
 def _trial_row(trial: FrozenTrial) -> dict[str, Any]:
     attrs = trial.user_attrs
     result = attrs.get("result") or {}
-    row: dict[str, Any] = {k: result.get(k) for k in _RESULT_FIELDS}
+    row: dict[str, Any] = {k: result.get(k) for k in RESULT_COLUMNS}
     row.update(
         number=trial.number,
         optuna_trial_id=trial._trial_id,
@@ -280,8 +273,6 @@ def sync_study_strict(url: str | None, study: optuna.Study) -> None:
 
 def sync_all(url: str | None = None) -> list[str]:
     """Mirror every study in the storage; returns their names."""
-    from autotune.store._storage import open_storage
-
     resolved = storage_url(url)
     storage = open_storage(resolved)
     try:

@@ -8,6 +8,8 @@ dropped or upgraded on its own.
 
 from __future__ import annotations
 
+import dataclasses
+
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -23,6 +25,8 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+
+from autotune.contract import ProbeResult
 
 PREFIX = "autotune_"
 VERSION_TABLE = "autotune_alembic_version"
@@ -126,6 +130,13 @@ trials = Table(
     Column("batches", Integer),
     Column("samples", Integer),
     Column("wall_s", Float),
+    Column("steady_state", Boolean),
+    Column("warmup_s_used", Float),
+    Column("transport_samples_per_s", Float),
+    Column("transport_by_workers", JSON),
+    Column("transport_reason", Text),
+    Column("measured_loader", JSON),
+    Column("ranks", JSON),
     Column("partial", Boolean, nullable=False, default=False),
     Column("duplicate_of", Integer),
     Column("output_tail", Text),
@@ -169,4 +180,9 @@ recommendations = Table(
     Column("snippet", Text, nullable=False),
     Column("updated_at", Float, nullable=False),
     Index("ix_autotune_recommendations_lookup", "script_id", "host_id", "updated_at"),
+)
+
+# The trial columns that hold a field of the probe's result under the same name.
+RESULT_COLUMNS = tuple(
+    c.name for c in trials.columns if c.name in {f.name for f in dataclasses.fields(ProbeResult)}
 )

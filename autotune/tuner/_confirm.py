@@ -1,18 +1,32 @@
-"""Confirmation: re-measure the top configs interleaved and recommend by median.
+"""Confirmation: re-measure the top configs interleaved, only when that can change the pick.
 
-One lucky probe never decides. Candidates are re-run A B C (base) A B C ..., so drift on a
-shared machine hits them alike; their windows are pooled; the winner is the cheapest config
-whose median is within noise of the fastest.
+One lucky probe never decides a close race. When the leaders are within noise of each other
+(or the leader is within noise of the script as written), they are re-run A B C (base) A B C
+..., so drift on a shared machine hits them alike; their windows are pooled; the winner is the
+cheapest config whose median is within noise of the fastest.
+
+When one config wins by far more than the noise (its slowest window beats every other
+config's fastest window by the margin, the baseline's included), a re-measure cannot change
+the pick, and its three probes are skipped: the recommendation then carries the interval of
+its own windows, and says so.
+
+``confirmation_plan`` decides (pure); ``confirm_plan`` carries the plan out (probes only when
+the plan says so); ``confirm_study`` does both for a study's measured trials; ``confirm`` is the
+unconditional re-measure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import optuna
+
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.tuner._noise import NOISE_FLOOR, ci95_median, median, relative_spread
+from autotune.tuner._records import baseline_of, trial_config, trial_result, usable, windows_of
 
 
 @dataclass
@@ -32,14 +46,40 @@ class Candidate:
         return (workers, workers * (c.prefetch_factor or 0), c.num_streams or 0, self.peak_rss)
 
 
-def pick(candidates: list[Candidate], limit: int) -> list[Candidate]:
+def separated(fast: Candidate, slow: Candidate, margin: float = NOISE_FLOOR) -> bool:
+    """Every window of ``fast`` beats every window of ``slow`` by more than ``margin``."""
+    return min(fast.windows) > max(slow.windows) * (1 + margin)
+
+
+def drift_between_probes(pool: Sequence[Candidate]) -> float | None:
+    """Largest relative gap between the medians of two probes of one config, if any repeat.
+
+    Windows of one probe share its conditions; two probes of the same config minutes apart
+    show how far the machine itself moves (10-47 % on a busy 2-core box). None when no
+    config was probed twice.
+    """
+    worst: float | None = None
+    for i, a in enumerate(pool):
+        for b in pool[i + 1 :]:
+            if a.config != b.config or not a.windows or not b.windows:
+                continue
+            lo, hi = sorted((median(a.windows), median(b.windows)))
+            if lo > 0:
+                gap = hi / lo - 1
+                worst = gap if worst is None else max(worst, gap)
+    return worst
+
+
+def pick(candidates: list[Candidate], limit: int, margin: float = NOISE_FLOOR) -> list[Candidate]:
     """The best ``limit`` distinct configs that could still be the fastest."""
-    ranked = sorted(candidates, key=lambda c: median(c.windows), reverse=True)
+    ranked = sorted(
+        (c for c in candidates if c.windows), key=lambda c: median(c.windows), reverse=True
+    )
     chosen: list[Candidate] = []
     for cand in ranked:
         if any(cand.config == c.config for c in chosen):
             continue
-        if chosen and max(cand.windows) < min(chosen[0].windows) * (1 - NOISE_FLOOR):
+        if chosen and separated(chosen[0], cand, margin):
             break  # clearly slower than the leader: re-measuring it cannot change the pick
         chosen.append(cand)
         if len(chosen) == limit:
@@ -47,42 +87,166 @@ def pick(candidates: list[Candidate], limit: int) -> list[Candidate]:
     return chosen
 
 
-def confirm(
-    candidates: list[Candidate],
+@dataclass(frozen=True)
+class Plan:
+    """What confirmation should do; built by ``confirmation_plan``.
+
+    ``candidates`` are the configs that could still win, best first (the leader alone when
+    it wins by far). ``remeasure`` says to re-run them interleaved; ``remeasure_baseline``
+    adds the baseline to that round (only when it is not a candidate itself). ``baseline``
+    is the speedup's denominator either way.
+    """
+
+    candidates: list[Candidate]
+    baseline: Candidate | None
+    remeasure: bool
+    remeasure_baseline: bool
+    why: str
+    margin: float = NOISE_FLOOR
+
+    @property
+    def skipped(self) -> bool:
+        return not self.remeasure
+
+
+def confirmation_plan(
+    pool: list[Candidate],
     baseline: Candidate | None,
+    limit: int,
+    *,
+    drift: float | None = None,
+) -> Plan:
+    """Re-measure only when it could change the recommendation or the speedup.
+
+    The margin is the noise floor, or the drift between probes when larger (``drift``
+    given, or read off configs the study probed twice). Re-measure when another config is
+    not ``separated`` from the leader (the top ``limit`` of them go), or when the leader is
+    not separated from the baseline (leader and baseline go). Skip otherwise. ``limit`` < 2
+    never re-measures for a close race (there would be nothing to compare it with).
+    """
+    measured = [c for c in pool if c.windows]
+    base = baseline if baseline is not None and baseline.windows else None
+    margin = max(NOISE_FLOOR, drift or 0.0, drift_between_probes(measured) or 0.0)
+    if not measured:
+        return Plan([], base, False, False, "nothing was measured", margin)
+    close = pick(measured, len(measured), margin)
+    leader = close[0]
+    pct = f"{margin:.0%}"
+    if limit >= 2 and len(close) > 1:
+        chosen = close[:limit]
+        in_round = base is not None and any(c is base or c.config == base.config for c in chosen)
+        again = base is not None and not in_round and not separated(leader, base, margin)
+        names = ", ".join(f"#{c.trial}" for c in chosen)
+        return Plan(
+            chosen,
+            base,
+            True,
+            again,
+            f"{names} are within {pct} of each other: re-measured interleaved"
+            + (", with the baseline" if again else ""),
+            margin,
+        )
+    leader_is_base = base is not None and (leader is base or leader.config == base.config)
+    if base is not None and not leader_is_base and not separated(leader, base, margin):
+        return Plan(
+            [leader],
+            base,
+            True,
+            True,
+            f"#{leader.trial} is within {pct} of the baseline: both re-measured interleaved",
+            margin,
+        )
+    if len(close) > 1:  # a close race, but limit < 2 re-measures no race
+        why = (
+            f"#{leader.trial} leads #{close[1].trial} by less than {pct}, but a limit of "
+            f"{limit} re-measures no race: decided from the search's windows"
+        )
+    elif all(c.config == leader.config for c in measured):
+        why = f"only #{leader.trial}'s config was measured: nothing to re-measure against"
+    else:
+        vs = "every other config" + ("" if leader_is_base or base is None else " and the baseline")
+        why = (
+            f"#{leader.trial}'s slowest window beats {vs} by more than {pct}: "
+            "a re-measure cannot change the pick"
+        )
+    return Plan([leader], base, False, False, why, margin)
+
+
+def interval_coverage(n: int) -> float:
+    """True coverage of ``ci95_median``'s interval over ``n`` distinct values.
+
+    ``[x(j+1), x(n-j)]`` (1-based ranks) holds the median when between j+1 and n-j-1 values
+    fall below it: P(j+1 <= K <= n-j-1), K ~ Binomial(n, 1/2). The rank j is read off
+    ``ci95_median`` itself (run on the ranks 0..n-1), so this stays true if that changes.
+    Four windows give the full range: 87.5 %, not 95 %.
+    """
+    if n < 1:
+        return 0.0
+    lo = int(ci95_median(range(n))[0])
+    return sum(math.comb(n, i) for i in range(lo + 1, n - lo)) / (1 << n)
+
+
+def describe_interval(cand: Candidate) -> str:
+    """How the winner's interval was computed, in words the report can show."""
+    n = len(cand.windows)
+    cover = f"covers the median with {interval_coverage(n):.1%} probability"
+    if cand.runs <= 1:
+        return (
+            f"order statistics of the {n} windows of one probe ({cover}); "
+            "within-probe noise only: drift between probes is not in it"
+        )
+    return f"order statistics of the {n} windows over {cand.runs} interleaved probes ({cover})"
+
+
+def _measure(runs: list[Candidate], probe: Callable[[Candidate], ProbeResult]) -> None:
+    for cand in runs:
+        result = probe(cand)
+        cand.probe_seconds += result.wall_s or 0.0
+        if result.ok and result.windows:
+            cand.windows.extend(result.windows)
+            cand.extra.append(result.windows)
+            cand.runs += 1
+            if result.peak_rss_bytes:
+                cand.peak_rss = max(cand.peak_rss, result.peak_rss_bytes)
+
+
+def confirm_plan(
+    plan: Plan,
     probe: Callable[[Candidate], ProbeResult],
     *,
     rounds: int = 1,
 ) -> dict[str, Any]:
-    runs = [*candidates]
-    if baseline is not None:
-        runs.insert(len(candidates) // 2 + 1, baseline)
-    for _ in range(rounds):
-        for cand in runs:
-            result = probe(cand)
-            cand.probe_seconds += result.wall_s or 0.0
-            if result.ok and result.windows:
-                cand.windows.extend(result.windows)
-                cand.extra.append(result.windows)
-                cand.runs += 1
-                if result.peak_rss_bytes:
-                    cand.peak_rss = max(cand.peak_rss, result.peak_rss_bytes)
-        if baseline is not None and baseline in runs:
-            runs.remove(baseline)  # once is enough for the speedup's denominator
+    """Carry out ``plan``: probe (interleaved) only when it says so, then recommend.
+
+    Keys: winner, median, ci95, fastest, baseline_median, probe_seconds, candidates (as
+    before), and skipped, why, interval. ``baseline_median`` is the baseline's own median:
+    re-measured windows included when it was re-run, its search-time windows otherwise.
+    """
+    candidates, baseline = plan.candidates, plan.baseline
+    if not candidates:
+        raise ValueError("nothing to confirm")
+    if plan.remeasure:
+        runs = [*candidates]
+        extra = baseline if plan.remeasure_baseline else None
+        if extra is not None:
+            runs.insert(len(candidates) // 2 + 1, extra)
+        for _ in range(rounds):
+            _measure(runs, probe)
+            if extra is not None and extra in runs:
+                runs.remove(extra)  # once is enough for the speedup's denominator
     top = max(candidates, key=lambda c: median(c.windows))
     tolerance = min(relative_spread(top.windows), NOISE_FLOOR)
     eligible = [c for c in candidates if median(c.windows) >= median(top.windows) * (1 - tolerance)]
     winner = min(eligible, key=Candidate.cost)
     lo, hi = ci95_median(winner.windows)
+    spent = [*candidates, *([baseline] if baseline is not None else [])]
     return {
         "winner": winner.trial,
         "median": median(winner.windows),
         "ci95": [lo, hi],
         "fastest": top.trial,
         "baseline_median": median(baseline.windows) if baseline is not None else None,
-        "probe_seconds": sum(
-            c.probe_seconds for c in [*candidates, *([baseline] if baseline else [])]
-        ),
+        "probe_seconds": sum(c.probe_seconds for c in {id(c): c for c in spent}.values()),
         "candidates": [
             {
                 "trial": c.trial,
@@ -94,4 +258,53 @@ def confirm(
             }
             for c in candidates
         ],
+        "skipped": plan.skipped,
+        "why": plan.why,
+        "interval": describe_interval(winner),
     }
+
+
+def confirm(
+    candidates: list[Candidate],
+    baseline: Candidate | None,
+    probe: Callable[[Candidate], ProbeResult],
+    *,
+    rounds: int = 1,
+) -> dict[str, Any]:
+    """Re-measure ``candidates`` and the baseline interleaved, unconditionally."""
+    plan = Plan(
+        candidates,
+        baseline,
+        True,
+        baseline is not None and not any(c is baseline for c in candidates),
+        "re-measured interleaved" + (" with the baseline" if baseline is not None else ""),
+    )
+    return confirm_plan(plan, probe, rounds=rounds)
+
+
+def confirm_study(
+    study: optuna.Study,
+    probe: Callable[[LoaderConfig | None], ProbeResult],
+    top: int,
+    note: Callable[[str], None],
+) -> dict[str, Any] | None:
+    """Plan and carry out the confirmation of a study's measured trials; None when nothing was
+    measured in windows. ``probe(None)`` runs the script as written."""
+    trials = study.get_trials(deepcopy=False)
+    pool = [
+        Candidate(
+            t.number,
+            trial_config(t),
+            windows_of(t),
+            peak_rss=(trial_result(t) or ProbeResult()).peak_rss_bytes or 0,
+        )
+        for t in trials
+        if usable(t)
+    ]
+    baseline = baseline_of(trials)
+    base = next((c for c in pool if baseline is not None and c.trial == baseline.number), None)
+    plan = confirmation_plan(pool, base, top)
+    if not plan.candidates:
+        return None
+    note(f"  confirmation: {plan.why}")
+    return confirm_plan(plan, lambda cand: probe(None if cand is base else cand.config))

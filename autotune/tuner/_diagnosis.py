@@ -12,6 +12,7 @@ Rules (each follows from a measurement, not from a fitted constant):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from autotune.contract import ProbeResult
 
@@ -22,15 +23,15 @@ CPU_BUSY = 0.6
 STARTUP_SHARE = 0.2
 
 
+Bottleneck = Literal["model", "transport", "input-cpu", "input-latency", "startup", "unknown"]
+
+
 @dataclass(frozen=True)
 class Diagnosis:
-    bottleneck: str  # "model" | "input-cpu" | "input-latency" | "startup" | "unknown"
+    bottleneck: Bottleneck
     summary: str
-    load_s_per_batch: float | None = None
-    compute_s_per_batch: float | None = None
-    loader_cpu_per_s: float | None = None
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, str]:
         return {"bottleneck": self.bottleneck, "summary": self.summary}
 
 
@@ -70,6 +71,24 @@ def loader_cpu_per_s(result: ProbeResult) -> float | None:
     return result.worker_cpu_s / wall / workers
 
 
+def transport_bound(best: float, transport: float, workers: int, cpu_count: int) -> Diagnosis:
+    """The best run is at what the loader's own machinery can deliver with free samples."""
+    where = "in the main process" if workers == 0 else f"through {workers} workers"
+    cores = (
+        f"; more cores would help (workers share {cpu_count})"
+        if workers > 0 and workers >= cpu_count
+        else ""
+    )
+    return Diagnosis(
+        "transport",
+        f"the best settings reach {best / transport:.0%} of what the loader's own machinery "
+        f"delivers {where} with zero-cost samples ({transport:,.0f} samples/s): collate, "
+        "moving batches between processes and pinning are the limit, not loading. Larger "
+        "batches, fewer tensors per sample, a dataset __getitems__ that builds a batch at "
+        f"once, or a faster collate_fn move it{cores}.",
+    )
+
+
 def diagnose(
     result: ProbeResult,
     *,
@@ -80,8 +99,6 @@ def diagnose(
     wait = result.data_wait_fraction
     if wait is None:
         return Diagnosis("unknown", f"no measurement to diagnose ({result.status}).")
-    load = load_time_per_batch(result)
-    compute = result.compute_per_batch_s
     cpu = loader_cpu_per_s(result)
     pct = f"{wait:.0%} of each step waits for data"
     startup = result.startup_fraction
@@ -91,18 +108,12 @@ def diagnose(
             f"the best settings reach {best / ceiling:.0%} of the compute ceiling "
             f"({ceiling:.0f} samples/s): the model step is the limit now, not the data; "
             "a faster step (smaller model, mixed precision, a bigger GPU) is what helps.",
-            load,
-            compute,
-            cpu,
         )
     if wait < INPUT_BOUND_WAIT:
         return Diagnosis(
             "model",
             f"model-bound: only {pct}; the step itself takes the time, so DataLoader "
             "settings cannot make this much faster.",
-            load,
-            compute,
-            cpu,
         )
     if startup is not None and startup >= STARTUP_SHARE and result.epoch_starts:
         return Diagnosis(
@@ -110,9 +121,6 @@ def diagnose(
             f"start-up-bound: {pct}, and {startup:.0%} of the time goes to starting "
             f"workers at {result.epoch_starts} epoch starts; keep workers alive "
             "(persistent_workers=True).",
-            load,
-            compute,
-            cpu,
         )
     if cpu is not None and cpu >= CPU_BUSY:
         advice = (
@@ -124,9 +132,6 @@ def diagnose(
         return Diagnosis(
             "input-cpu",
             f"{pct}; loading uses {cpu:.1f} CPU-s per second: CPU-bound, {advice}.",
-            load,
-            compute,
-            cpu,
         )
     cpu_text = (
         f"loading uses {cpu:.2f} CPU-s per second"
@@ -136,7 +141,4 @@ def diagnose(
     return Diagnosis(
         "input-latency",
         f"{pct}; {cpu_text}: latency-bound, more workers help (tens are fine).",
-        load,
-        compute,
-        cpu,
     )

@@ -18,8 +18,10 @@ def median(values: Sequence[float]) -> float:
 def ci95_median(values: Sequence[float]) -> tuple[float, float]:
     """Distribution-free 95% interval for the median, from order statistics.
 
-    The count of values below the median is Binomial(n, 1/2); pick the widest symmetric
-    pair of ranks that still covers 95%. With fewer than 6 values this is the full range.
+    The count of values below the median is Binomial(n, 1/2), so the interval from the
+    (j+1)-th to the (n-j)-th smallest value covers the median with probability
+    P(j+1 <= K <= n-j-1); pick the narrowest such pair that still covers 95%. With fewer
+    than 6 values no pair does, and this is the full range (which covers less).
     """
     ordered = sorted(values)
     n = len(ordered)
@@ -27,7 +29,7 @@ def ci95_median(values: Sequence[float]) -> tuple[float, float]:
         raise ValueError("no values")
     lo_rank = 0
     for j in range(n // 2, -1, -1):
-        coverage = sum(math.comb(n, i) for i in range(j, n - j + 1)) / 2**n
+        coverage = sum(math.comb(n, i) for i in range(j + 1, n - j)) / 2**n
         if coverage >= 0.95:
             lo_rank = j
             break

@@ -1,17 +1,21 @@
 """How a probe result is written onto an Optuna trial, and read back.
 
 Trial user attributes (the schema the store, the API and the dashboard read):
-  role    "baseline" | "seeded" | "search" | "confirm"
+  role    "baseline" | "seeded" | "search"
   status  the probe's status ("ok", "crashed", ...); reason: why, in words
   config  the settings the probe actually applied (every key of LoaderConfig)
   script_config  the settings the script itself wrote
   result  the ProbeResult as a dict, without the output tail
   output_tail    the last lines of the script's output, for failures only
   partial true when the script ended before every window was measured
+  duplicate_of   the trial already measured with the same settings (no probe was run)
+
+Confirmation re-measurements are kept on the study (``confirmation``), not as trials.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import optuna
@@ -85,3 +89,33 @@ def usable(trial: FrozenTrial) -> bool:
         and trial.value is not None
         and not trial.user_attrs.get("partial", False)
     )
+
+
+def windows_of(trial: FrozenTrial) -> list[float]:
+    return [v for _, v in sorted(trial.intermediate_values.items())]
+
+
+def baseline_of(trials: Sequence[FrozenTrial]) -> FrozenTrial | None:
+    """The newest baseline: one that failed is probed again on the next run, and kept."""
+    return next((t for t in reversed(trials) if role(t) == "baseline"), None)
+
+
+def measured(trial: FrozenTrial) -> bool:
+    """A probe finished and its result was recorded: not a trial whose process was killed
+    (failed by its stale heartbeat and retried as a new trial)."""
+    return trial.user_attrs.get("status") is not None
+
+
+def counted(trials: Sequence[FrozenTrial]) -> list[FrozenTrial]:
+    """The trials that used the budget, and the only ones the answer counts: finished and
+    measured, not duplicates skipped without a probe, not killed ones (their retry counts),
+    not a baseline that failed and was probed again (kept, but replaced)."""
+    baseline = baseline_of(trials)
+    return [
+        t
+        for t in trials
+        if t.state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
+        and t.user_attrs.get("duplicate_of") is None
+        and measured(t)
+        and (role(t) != "baseline" or t is baseline)
+    ]

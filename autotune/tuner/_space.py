@@ -101,7 +101,3 @@ class SearchSpace:
         if self.batch_sizes:
             table["batch_size"] = dist.CategoricalDistribution(list(self.batch_sizes))
         return {k: table[k] for k in params}
-
-
-def config_from_params(params: dict[str, Any]) -> LoaderConfig:
-    return LoaderConfig.from_dict(params)

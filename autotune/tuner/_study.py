@@ -9,7 +9,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import optuna
 
@@ -28,13 +28,25 @@ class StudyKey:
     script: str
     args: tuple[str, ...]
     hardware: dict[str, Any]
+    # Ranks on this node: settings measured for 1 rank do not hold for 8 sharing the cores.
+    nproc_per_node: int = 1
+    # The script's content: an edited script may load data differently.
+    script_sha256: str | None = None
 
     @classmethod
     def for_target(cls, target: Target, hardware: dict[str, Any]) -> StudyKey:
-        return cls(str(Path(target.script).resolve()), tuple(target.args), hardware)
+        path = Path(target.script).resolve()
+        try:
+            digest: str | None = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            digest = None
+        return cls(str(path), tuple(target.args), hardware, target.nproc_per_node, digest)
 
     def default_name(self) -> str:
-        key = json.dumps([self.script, list(self.args), self.hardware.get("id")])
+        parts: list[Any] = [self.script, list(self.args), self.hardware.get("id")]
+        if self.nproc_per_node != 1:  # single-rank studies keep the names they always had
+            parts.append(self.nproc_per_node)
+        key = json.dumps(parts)
         digest = hashlib.sha256(key.encode()).hexdigest()[:8]
         return f"{Path(self.script).stem}-{digest}"
 
@@ -47,6 +59,63 @@ def _sampler(seed: int | None = None) -> optuna.samplers.BaseSampler:
         return optuna.samplers.TPESampler(
             multivariate=True, group=True, n_startup_trials=4, seed=seed
         )
+
+
+Rerun = Literal["auto", "resume", "fresh"]
+
+
+@dataclass(frozen=True)
+class Opened:
+    study: optuna.Study
+    # Said to the user when the study is not the one the command named: why, and how to
+    # get the other behaviour.
+    note: str | None = None
+
+
+def open_study_for_rerun(
+    storage: optuna.storages.BaseStorage, name: str, key: StudyKey, *, rerun: Rerun = "auto"
+) -> Opened:
+    """The study a rerun of the same command means.
+
+    - the script is unchanged (or "resume"): the study itself, continued;
+    - the script changed since the study measured it ("auto"), or "fresh": a new study
+      beside it, named ``NAME-2``, ``NAME-3``...; the old one is kept, never deleted.
+    """
+    names = {s.study_name for s in optuna.get_all_study_summaries(storage)}
+    if name not in names or rerun == "resume":
+        study = open_study(storage, name, key)
+        if key.script_sha256 and study.user_attrs.get("script_sha256") != key.script_sha256:
+            study.set_user_attr("script_sha256", key.script_sha256)
+        return Opened(study)
+    existing = optuna.load_study(study_name=name, storage=storage)
+    changed = existing.user_attrs.get("script_sha256") not in (None, key.script_sha256)
+    if rerun == "auto" and not changed:
+        return Opened(open_study(storage, name, key))
+    numbered = sorted(
+        (int(n.rsplit("-", 1)[1]) for n in names if n.startswith(f"{name}-")
+         and n.rsplit("-", 1)[1].isdigit()),
+        reverse=True,
+    )  # fmt: skip
+    if rerun == "auto":
+        # The edited script was measured afresh before: continue that study.
+        for number in numbered:
+            later = optuna.load_study(study_name=f"{name}-{number}", storage=storage)
+            if later.user_attrs.get("script_sha256") == key.script_sha256:
+                return Opened(
+                    open_study(storage, later.study_name, key),
+                    f"{key.script} changed since study {name!r} measured it: continuing "
+                    f"{later.study_name!r}, which measured this version",
+                )
+    fresh = f"{name}-{(numbered[0] if numbered else 1) + 1}"
+    why = (
+        f"{key.script} changed since study {name!r} measured it"
+        if changed
+        else f"--fresh asked for new measurements instead of study {name!r}"
+    )
+    note = f"{why}: measuring afresh in study {fresh!r} ({name!r} is kept" + (
+        "; pass --resume to continue it instead)" if changed else ")"
+    )
+    return Opened(open_study(storage, fresh, key), note)
 
 
 def open_study(
@@ -71,17 +140,29 @@ def open_study(
         study.set_user_attr("script", key.script)
         study.set_user_attr("args", list(key.args))
         study.set_user_attr("hardware", key.hardware)
+        study.set_user_attr("nproc_per_node", key.nproc_per_node)
+        study.set_user_attr("script_sha256", key.script_sha256)
         study.set_user_attr("autotune_version", __version__)
         study.set_user_attr("created_at", time.time())
         study.set_user_attr("host", os.uname().nodename)
         return study
-    theirs = attrs["hardware"]
-    if theirs.get("id") != key.hardware.get("id"):
-        raise StudyError(
-            f"study {name!r} was measured on other hardware: {describe(theirs)}; this machine "
-            f"is {describe(key.hardware)}. Its settings do not transfer; use another --study."
-        )
+    check_hardware(study, key.hardware, action="continue", advice="use another --study")
+    if key.script_sha256 and attrs.get("script_sha256") is None:
+        study.set_user_attr("script_sha256", key.script_sha256)  # studies from before hashes
     return study
+
+
+def check_hardware(
+    study: optuna.Study, hardware: dict[str, Any], *, action: str, advice: str
+) -> None:
+    """A study is only ever measured on one kind of hardware: settings do not transfer."""
+    theirs = study.user_attrs.get("hardware") or {}
+    if theirs.get("id") != hardware.get("id"):
+        raise StudyError(
+            f"this machine cannot {action} study {study.study_name!r}: it was measured on "
+            f"{describe(theirs)}; this machine is {describe(hardware)}. Settings measured on "
+            f"other hardware do not transfer; {advice}."
+        )
 
 
 def load_study(storage: optuna.storages.BaseStorage, name: str) -> optuna.Study:

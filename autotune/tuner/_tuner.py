@@ -3,21 +3,31 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import replace
 
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings, TrialConfig
+from autotune.contract import LoaderConfig, Mode, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
-from autotune.tuner._confirm import Candidate, confirm, pick
-from autotune.tuner._diagnosis import diagnose
+from autotune.tuner._ceiling import (
+    bound_windows,
+    ceiling_windows,
+    check_ceiling,
+    measure_ceiling,
+    record_from_baseline,
+)
+from autotune.tuner._confirm import confirm_study
 from autotune.tuner._heartbeat import fail_stale_trials, heartbeat
-from autotune.tuner._noise import median
+from autotune.tuner._options import Outcome, TunerOptions
+from autotune.tuner._plan import Machine, diagnose_study, search_space, seeds
 from autotune.tuner._records import (
+    baseline_of,
+    counted,
     frozen_from_result,
+    measured,
     result_attrs,
     role,
     trial_config,
@@ -25,79 +35,10 @@ from autotune.tuner._records import (
     trial_state,
     usable,
 )
-from autotune.tuner._seed import predict_workers
+from autotune.tuner._report import NullReporter, Reporter
 from autotune.tuner._space import SearchSpace
-from autotune.tuner._stop import ceiling_suspect, stop_reason
-
-_MAX_DUPLICATES_IN_A_ROW = 4
-EXHAUSTED = "the search space is exhausted: the sampler keeps proposing settings already measured"
-
-
-class Reporter(Protocol):
-    def trial_started(
-        self, number: int, done: int, total: int, role: str, config: LoaderConfig
-    ) -> None: ...
-
-    def trial_finished(
-        self, number: int, result: ProbeResult, best: float | None, baseline: float | None
-    ) -> None: ...
-
-    def note(self, text: str) -> None: ...
-
-
-class NullReporter:
-    def trial_started(
-        self, number: int, done: int, total: int, role: str, config: LoaderConfig
-    ) -> None:
-        pass
-
-    def trial_finished(
-        self, number: int, result: ProbeResult, best: float | None, baseline: float | None
-    ) -> None:
-        pass
-
-    def note(self, text: str) -> None:
-        pass
-
-
-@dataclass
-class TunerOptions:
-    trials: int = 20
-    timeout_s: float = 1800.0
-    trial_timeout_s: float = 120.0
-    settings: ProbeSettings = field(default_factory=ProbeSettings)
-    tune_batch_size: bool = False
-    max_workers: int | None = None
-    patience: int = 4
-    confirm_top: int = 2
-    ceiling: bool = True
-    max_gpu_mem_bytes: int | None = None
-    # False: baseline, ceiling and seeds only; `autotune worker` processes do the search.
-    search: bool = True
-
-
-@dataclass
-class Outcome:
-    stop_reason: str
-    interrupted: bool = False
-
-
-def measured(trial: FrozenTrial) -> bool:
-    """A probe finished and its result was recorded: not a trial whose process was killed
-    (failed by its stale heartbeat and retried as a new trial)."""
-    return trial.user_attrs.get("status") is not None
-
-
-def counted(trials: list[FrozenTrial]) -> int:
-    """Trials that used the budget: finished ones, not duplicates skipped without a probe,
-    not killed ones (their retry counts instead)."""
-    return sum(
-        1
-        for t in trials
-        if t.state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
-        and t.user_attrs.get("duplicate_of") is None
-        and measured(t)
-    )
+from autotune.tuner._stop import EXHAUSTED, DuplicateStreak, stop_reason
+from autotune.tuner._verdict import baseline_failure, short_script_verdict
 
 
 class Tuner:
@@ -120,6 +61,11 @@ class Tuner:
         self.runner = runner
         self.options = options
         self.cpu_count = cpu_count
+        self.machine = Machine(
+            cpu_count,
+            ranks=target.nproc_per_node,
+            mem_budget_bytes=options.settings.max_host_mem_bytes,
+        )
         self.cuda = cuda
         self.reporter: Reporter = reporter or NullReporter()
         self._after_trial = after_trial or (lambda study: None)
@@ -131,43 +77,32 @@ class Tuner:
         return self.study.get_trials(deepcopy=False)
 
     def baseline_trial(self) -> FrozenTrial | None:
-        return next((t for t in self._trials() if role(t) == "baseline"), None)
+        return baseline_of(self._trials())
 
     def _best_value(self) -> float | None:
         values = [t.value for t in self._trials() if usable(t) and t.value is not None]
         return max(values) if values else None
 
-    def _space(self, script: LoaderConfig | None, max_workers: int | None = None) -> SearchSpace:
-        return SearchSpace.for_machine(
-            self.cpu_count,
-            cuda=self.cuda,
-            script=script,
-            tune_batch_size=self.options.tune_batch_size,
-            max_workers=self.options.max_workers if max_workers is None else max_workers,
-        )
-
     def _probe(
         self,
         config: LoaderConfig,
+        mode: Mode = "measure",
         *,
-        mode: str = "measure",
         on_window: WindowCallback | None = None,
     ) -> ProbeResult:
         return self.runner.run(
             self.target,
-            TrialConfig(loader=config, settings=self.options.settings, mode=mode),  # type: ignore[arg-type]
+            TrialConfig(loader=config, settings=self.options.settings, mode=mode),
             timeout_s=self.options.trial_timeout_s,
             on_window=on_window,
         )
-
-    def _ceiling(self) -> float | None:
-        value = self.study.user_attrs.get("ceiling", {}).get("samples_per_s")
-        return float(value) if value else None
 
     def _time_left(self) -> bool:
         return time.monotonic() - self._started < self.options.timeout_s
 
     def _add_probe_seconds(self, seconds: float) -> None:
+        if not seconds:
+            return
         spent = float(self.study.user_attrs.get("extra_probe_seconds", 0.0))
         self.study.set_user_attr("extra_probe_seconds", spent + seconds)
 
@@ -177,19 +112,106 @@ class Tuner:
         return float(peak - limit) if limit and peak else 0.0
 
     def _over_host_budget(self, result: ProbeResult) -> float:
-        limit = self.options.settings.max_host_mem_bytes
+        # Each rank's probe holds its own tree to its share; the result is the job's sum.
+        share = self.options.settings.max_host_mem_bytes
+        limit = share * self.target.nproc_per_node if share else None
         if result.status == "over_memory":
             return float(max(1, (result.peak_rss_bytes or 0) - (limit or 0)))
         if limit and result.peak_rss_bytes:
             return float(result.peak_rss_bytes - limit)
         return 0.0
 
+    # --- public seams: prepare, search one trial at a time, finish ---------------------------
+    def prepare(self) -> SearchSpace | Outcome:
+        """Baseline, ceiling, worker range and seeds, each once per study.
+
+        Returns the space to search, or the Outcome that ends the study here (the script as
+        written failed, or the search is left to `autotune worker` processes)."""
+        baseline = self.baseline_trial()
+        if baseline is None or baseline_failure(baseline) is not None:
+            # A baseline that failed before is probed again: the user has usually fixed
+            # something (a missing package, a path). The failed one is kept.
+            baseline = self._run_baseline()
+        failure = baseline_failure(baseline)
+        if failure is not None:
+            return Outcome(failure)
+        verdict = short_script_verdict(baseline, self.target.args)
+        if verdict is not None:
+            self.study.set_user_attr("verdict", verdict)
+            return Outcome(verdict)
+        self._measure_ceiling()
+        self._check_ceiling()
+        space = self.search_space()
+        self._enqueue_seeds(baseline, space)
+        if not self.options.search:
+            return Outcome(
+                "created for `autotune worker`: baseline measured, seeds enqueued",
+                for_workers=True,
+            )
+        return space
+
+    def search_space(self) -> SearchSpace:
+        """The space to search, planned from the baseline (which must exist)."""
+        baseline = self.baseline_trial()
+        assert baseline is not None, "search_space() needs the baseline: call prepare() first"
+        return search_space(
+            self.study,
+            baseline,
+            machine=self.machine,
+            cuda=self.cuda,
+            tune_batch_size=self.options.tune_batch_size,
+            max_workers=self.options.max_workers,
+        )
+
+    def finish(self, reason: str, *, interrupted: bool = False) -> Outcome:
+        """Record why the search ended and the diagnosis, and mirror the study."""
+        diagnosis = diagnose_study(self.study, self.machine)
+        if diagnosis is not None:
+            self.study.set_user_attr("diagnosis", diagnosis.to_dict())
+        self.study.set_user_attr("stop_reason", reason)
+        self._after_trial(self.study)
+        return Outcome(reason, interrupted=interrupted)
+
+    def run(self) -> Outcome:
+        """Probe until a stop rule fires; Ctrl-C stops cleanly with every finished trial kept."""
+        try:
+            ended = self._run()
+        except KeyboardInterrupt:
+            ended = Outcome("interrupted by Ctrl-C", interrupted=True)
+        try:
+            finished = self.finish(ended.stop_reason, interrupted=ended.interrupted)
+        except KeyboardInterrupt:
+            return Outcome("interrupted by Ctrl-C", interrupted=True)
+        return replace(finished, for_workers=ended.for_workers)
+
+    def _run(self) -> Outcome:
+        prepared = self.prepare()
+        if isinstance(prepared, Outcome):
+            return prepared
+        reason = self._search(prepared)
+        if self.study.user_attrs.get("confirmation") is None:
+            self._confirm()
+        return Outcome(reason)
+
     # --- phases -----------------------------------------------------------------------------
     def _run_baseline(self) -> FrozenTrial:
         number = len(self._trials())
         self.reporter.trial_started(number, 0, self.options.trials, "baseline", LoaderConfig())
-        result = self._probe(LoaderConfig())
-        space = self._space(result.script_config)
+        # The ceilings are measured in the same process, after the script's own windows.
+        # (A multi-rank probe measures the baseline only; its ceiling gets a probe of its own.)
+        first = (
+            self.options.ceiling
+            and "ceiling" not in self.study.user_attrs
+            and self.target.nproc_per_node == 1
+        )
+        result = self._probe(LoaderConfig(), "baseline" if first else "measure")
+        space = SearchSpace.for_machine(
+            self.cpu_count,
+            cuda=self.cuda,
+            script=result.script_config,
+            tune_batch_size=self.options.tune_batch_size,
+            max_workers=self.options.max_workers,
+        )
         params = (
             space.params(result.script_config)
             if result.script_config.num_workers is not None
@@ -199,86 +221,16 @@ class Tuner:
             frozen_from_result(result, "baseline", params, space.distributions(params))
         )
         self.reporter.trial_finished(number, result, self._best_value(), result.samples_per_s)
+        record_from_baseline(self.study, result, self.reporter.note)
         self._after_trial(self.study)
         return self.baseline_trial()  # type: ignore[return-value]
 
-    def _run_ceiling(self) -> None:
-        if not self.options.ceiling or "ceiling" in self.study.user_attrs:
-            return
-        self.reporter.note("  measuring the compute ceiling (cached batches, no data cost)")
-        result = self._probe(LoaderConfig(), mode="ceiling")
-        self._add_probe_seconds(result.wall_s or 0.0)
-        ceiling: dict[str, Any] = {"samples_per_s": None, "windows": [], "status": result.status}
-        if result.ok and result.samples_per_s:
-            ceiling.update(samples_per_s=result.samples_per_s, windows=result.windows)
-            self.reporter.note(f"  compute ceiling: {result.samples_per_s:,.0f} samples/s")
-        else:
-            self.reporter.note(f"  no ceiling: {result.status} {result.reason}")
-        self.study.set_user_attr("ceiling", ceiling)
+    def _measure_ceiling(self) -> None:
+        if self.options.ceiling:
+            self._add_probe_seconds(measure_ceiling(self.study, self._probe, self.reporter.note))
 
-    def _diagnose(self) -> None:
-        base = self.baseline_trial()
-        result = trial_result(base) if base is not None else None
-        if result is None:
-            return
-        best = max(
-            (t for t in self._trials() if usable(t)), key=lambda t: t.value or 0.0, default=None
-        )
-        best_result = trial_result(best) if best is not None else None
-        ceiling = self._ceiling()
-        # The baseline shows the bottleneck as written; the best run shows what remains.
-        subject = result
-        if (
-            best_result is not None
-            and best is not None
-            and best.number != (base.number if base else -1)
-        ) and (
-            best_result.data_wait_fraction is not None
-            and (best_result.data_wait_fraction or 0) >= 0.1
-        ):
-            subject = best_result
-        diagnosis = diagnose(
-            subject,
-            cpu_count=self.cpu_count,
-            ceiling=ceiling,
-            best=best.value if best is not None else None,
-        )
-        if subject is not result:
-            first = diagnose(result, cpu_count=self.cpu_count)
-            if first.bottleneck != diagnosis.bottleneck:
-                diagnosis = diagnose(
-                    result,
-                    cpu_count=self.cpu_count,
-                    ceiling=ceiling,
-                    best=best.value if best is not None else None,
-                )
-        self.study.set_user_attr("diagnosis", diagnosis.to_dict())
-
-    def _narrowed_space(self, baseline: FrozenTrial, script: LoaderConfig) -> SearchSpace:
-        """The worker range follows the diagnosis: cores for CPU-bound loaders, tens for
-        latency-bound ones, a few for a model-bound step."""
-        result = trial_result(baseline)
-        wide = self._space(script)
-        if result is None or not result.ok or self.options.max_workers is not None:
-            return wide
-        bottleneck = diagnose(result, cpu_count=self.cpu_count).bottleneck
-        top = wide.max_workers
-        if bottleneck == "input-cpu":
-            top = max(2, 2 * self.cpu_count)
-        elif bottleneck == "model":
-            top = max(2, self.cpu_count)
-        elif bottleneck == "input-latency":
-            predicted = (
-                predict_workers(
-                    result,
-                    max_workers=4 * wide.max_workers,
-                    cpu_count=self.cpu_count,
-                    ceiling=self._ceiling(),
-                )
-                or 0
-            )
-            top = max(top, 2 * predicted)
-        return self._space(script, max_workers=max(top, script.num_workers or 0))
+    def _check_ceiling(self) -> None:
+        self._add_probe_seconds(check_ceiling(self.study, self._probe, self.reporter.note))
 
     def _enqueue_seeds(self, baseline: FrozenTrial, space: SearchSpace) -> None:
         if self.study.user_attrs.get("seeded"):
@@ -287,77 +239,17 @@ class Tuner:
         result = trial_result(baseline)
         if result is None or not result.ok:
             return
-        script = result.script_config
-        workers = predict_workers(
-            result, max_workers=space.max_workers, cpu_count=self.cpu_count, ceiling=self._ceiling()
+        configs, seed = seeds(
+            self.study,
+            result,
+            space,
+            machine=self.machine,
+            cuda=self.cuda,
         )
-        self.study.set_user_attr("predicted_workers", workers)
-        if workers is None:
-            workers = script.num_workers or 0
-        seed = LoaderConfig(num_workers=workers, prefetch_factor=2, persistent_workers=True)
-        if self.cuda:
-            seed = replace(seed, device="cuda", pin_memory=True, num_streams=1)
-        seeds = [seed]
-        if self.cuda and workers == (script.num_workers or 0):
-            seeds.append(LoaderConfig(num_workers=workers, device="cpu"))
-        for config in seeds:
-            if config.merged_over(script) != script:
-                self.study.enqueue_trial(space.params(config), user_attrs={"role": "seeded"})
-        if seeds:
-            self.reporter.note(f"  seeded: {workers} workers predicted to hide loading")
-
-    def run(self) -> Outcome:
-        """Probe until a stop rule fires; Ctrl-C stops cleanly with every finished trial kept."""
-        try:
-            outcome = self._run()
-        except KeyboardInterrupt:
-            outcome = Outcome("interrupted by Ctrl-C", interrupted=True)
-        try:
-            self._diagnose()
-            self.study.set_user_attr("stop_reason", outcome.stop_reason)
-            self._after_trial(self.study)
-        except KeyboardInterrupt:
-            outcome = Outcome("interrupted by Ctrl-C", interrupted=True)
-        return outcome
-
-    def _run(self) -> Outcome:
-        baseline = self.baseline_trial() or self._run_baseline()
-        if baseline.state == TrialState.FAIL:
-            status = baseline.user_attrs.get("status")
-            return Outcome(
-                f"the script as written failed ({status}): {baseline.user_attrs.get('reason', '')}"
-            )
-        script = LoaderConfig.from_dict(baseline.user_attrs.get("script_config"))
-        self._run_ceiling()
-        self._check_ceiling()
-        space = self._narrowed_space(baseline, script)
-        self._enqueue_seeds(baseline, space)
-        if not self.options.search:
-            return Outcome("created for `autotune worker`: baseline measured, seeds enqueued")
-        reason = self._search(space)
-        if self.study.user_attrs.get("confirmation") is None:
-            self._confirm()
-        return Outcome(reason)
-
-    def _check_ceiling(self) -> None:
-        """An upper bound that a measured run disproves was mismeasured (a noisy machine):
-        measure it once more and keep the higher; if it is still disproved, drop it."""
-        ceiling = self.study.user_attrs.get("ceiling") or {}
-        windows = ceiling.get("windows") or []
-        why = ceiling_suspect(self._trials(), windows)
-        if why is None:
-            return
-        if not ceiling.get("remeasured"):
-            self.reporter.note(f"  the compute ceiling looks wrong ({why}): measuring it again")
-            result = self._probe(LoaderConfig(), mode="ceiling")
-            self._add_probe_seconds(result.wall_s or 0.0)
-            ceiling["remeasured"] = True
-            if result.ok and result.windows and median(result.windows) > median(windows):
-                ceiling.update(samples_per_s=result.samples_per_s, windows=result.windows)
-            why = ceiling_suspect(self._trials(), ceiling.get("windows") or [])
-        if why is not None:
-            ceiling.update(samples_per_s=None, windows=[], status=f"unreliable: {why}")
-        self.study.set_user_attr("ceiling", ceiling)
+        for config in configs:
+            self.study.enqueue_trial(space.params(config), user_attrs={"role": "seeded"})
+        if configs:
+            self.reporter.note(f"  {seed.note()}")
 
     def _back_off(self, trial_number: int, config: LoaderConfig, result: ProbeResult) -> None:
         """A trial that crashed, hung or ran out of memory with more workers than any that
@@ -384,21 +276,21 @@ class Tuner:
     def _stop(self) -> str | None:
         self._check_ceiling()
         trials = self._trials()
-        if counted(trials) >= self.options.trials:
+        if len(counted(trials)) >= self.options.trials:
             return f"reached --trials {self.options.trials}"
         if not self._time_left():
             return f"reached --timeout {self.options.timeout_s:.0f}s"
-        ceiling = self.study.user_attrs.get("ceiling", {}).get("windows")
-        return stop_reason(trials, ceiling, self.options.patience)
+        return stop_reason(
+            trials, ceiling_windows(self.study), self.options.patience, bound=self._bound
+        )
+
+    def _bound(self, workers: int) -> tuple[list[float], str]:
+        return bound_windows(self.study, workers, self.cpu_count)
 
     def _search(self, space: SearchSpace) -> str:
-        duplicates = 0
+        streak = DuplicateStreak()
         while (reason := self._stop()) is None:
-            if self.next_trial(space):
-                duplicates = 0
-                continue
-            duplicates += 1
-            if duplicates >= _MAX_DUPLICATES_IN_A_ROW:
+            if streak.exhausted(self.next_trial(space)):
                 return EXHAUSTED
         return reason
 
@@ -410,7 +302,10 @@ class Tuner:
         if cap is not None and cap < space.max_workers:
             space = replace(space, max_workers=max(0, int(cap)))
         self._last_space = space
-        trial = self.study.ask()
+        with warnings.catch_warnings():
+            # Heartbeats work with ask/tell too: `heartbeat()` beats around each probe.
+            warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed")
+            trial = self.study.ask()
         seeded = trial.user_attrs.get("role") == "seeded"
         config = space.suggest(trial)
         dup = self._duplicate_of(config)
@@ -429,7 +324,7 @@ class Tuner:
         return None
 
     def _run_trial(self, trial: optuna.Trial, config: LoaderConfig, trial_role: str) -> None:
-        done = counted(self._trials())
+        done = len(counted(self._trials()))
         self.reporter.trial_started(trial.number, done, self.options.trials, trial_role, config)
 
         def on_window(index: int, value: float) -> bool:
@@ -445,9 +340,9 @@ class Tuner:
                 trial.set_user_attr(key, value)
             self.study.tell(trial, state=TrialState.FAIL)
             raise
-        if result.applied_config == LoaderConfig():
-            # Killed before it reported (pruned, hung): record what it was asked to run.
-            result.applied_config = config
+        # Killed before it reported (pruned, hung), or a rank that failed: what it was asked to
+        # run fills in whatever the probe could not say it applied.
+        result.applied_config = result.applied_config.merged_over(config)
         for key, value in result_attrs(result, trial_role).items():
             trial.set_user_attr(key, value)
         # Infeasible (over a memory budget) trials are never recommended; TPE learns the
@@ -475,33 +370,11 @@ class Tuner:
         self._after_trial(self.study)
 
     def _confirm(self) -> None:
-        trials = self._trials()
-        pool = [
-            Candidate(
-                t.number,
-                trial_config(t),
-                [v for _, v in sorted(t.intermediate_values.items())],
-                peak_rss=(trial_result(t) or ProbeResult()).peak_rss_bytes or 0,
-            )
-            for t in trials
-            if usable(t)
-        ]
-        if not pool:
-            return
-        chosen = pick(pool, self.options.confirm_top)
-        base_trial = self.baseline_trial()
-        base = next(
-            (c for c in pool if base_trial is not None and c.trial == base_trial.number), None
-        )
-        if base is not None and base in chosen:
-            base = None  # already re-measured as a candidate
-        names = ", ".join(f"#{c.trial}" for c in chosen)
-        self.reporter.note(f"  confirming {names} (re-measured interleaved with the baseline)")
+        def probe(config: LoaderConfig | None) -> ProbeResult:
+            # None is the baseline: re-run exactly as written, not as our reading of it.
+            return self._probe(config or LoaderConfig())
 
-        def probe(cand: Candidate) -> ProbeResult:
-            # The baseline is re-run exactly as written, not as our reading of it.
-            return self._probe(LoaderConfig() if cand is base else cand.config)
-
-        result = confirm(chosen, base, probe)
-        self._add_probe_seconds(result["probe_seconds"])
-        self.study.set_user_attr("confirmation", result)
+        result = confirm_study(self.study, probe, self.options.confirm_top, self.reporter.note)
+        if result is not None:
+            self._add_probe_seconds(result["probe_seconds"])
+            self.study.set_user_attr("confirmation", result)

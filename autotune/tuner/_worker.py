@@ -20,18 +20,14 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
-from autotune.contract import LoaderConfig, ProbeSettings
-from autotune.hardware import describe
+from autotune.contract import ProbeSettings
 from autotune.tuner._heartbeat import fail_stale_trials
+from autotune.tuner._options import Outcome, TunerOptions
+from autotune.tuner._records import counted
+from autotune.tuner._stop import EXHAUSTED, DuplicateStreak
 from autotune.tuner._study import StudyError
-from autotune.tuner._tuner import (
-    _MAX_DUPLICATES_IN_A_ROW,
-    EXHAUSTED,
-    Outcome,
-    Tuner,
-    TunerOptions,
-    counted,
-)
+from autotune.tuner._tuner import Tuner
+from autotune.tuner._verdict import baseline_failure
 
 # Containers on one host each have their own /tmp: point AUTOTUNE_LOCK at a shared file there.
 LOCK_PATH = Path(
@@ -82,7 +78,7 @@ def _open_slots(study: optuna.Study, trials: int) -> tuple[int, bool]:
     """(trials counted, whether one more may start): running trials hold budget too, so
     workers on several machines do not overshoot it."""
     all_trials = study.get_trials(deepcopy=False)
-    done = counted(all_trials)
+    done = len(counted(all_trials))
     running = sum(1 for t in all_trials if t.state == TrialState.RUNNING)
     waiting = any(t.state == TrialState.WAITING for t in all_trials)
     return done, waiting or done + running < trials
@@ -91,20 +87,20 @@ def _open_slots(study: optuna.Study, trials: int) -> tuple[int, bool]:
 def work(tuner: Tuner, *, lock_path: Path = LOCK_PATH, poll_s: float = 1.0) -> Outcome:
     """Probe trials of ``tuner.study`` until it holds ``options.trials`` counted trials."""
     baseline = tuner.baseline_trial()
+    failure = baseline_failure(baseline) if baseline is not None else None
+    if failure is not None:
+        raise StudyError(failure)
+    verdict = tuner.study.user_attrs.get("verdict")
+    if verdict:
+        raise StudyError(f"nothing to search in study {tuner.study.study_name!r}: {verdict}")
     if baseline is None or not tuner.study.user_attrs.get("seeded"):
         raise StudyError(
             f"study {tuner.study.study_name!r} has no baseline yet; create it with "
             "`autotune probe ... --workers-only` first"
         )
-    if baseline.state == TrialState.FAIL:
-        raise StudyError(
-            f"the script as written failed ({baseline.user_attrs.get('status')}): "
-            f"{baseline.user_attrs.get('reason', '')}"
-        )
-    script = LoaderConfig.from_dict(baseline.user_attrs.get("script_config"))
-    space = tuner._narrowed_space(baseline, script)
+    space = tuner.search_space()
     total = tuner.options.trials
-    duplicates = 0
+    streak = DuplicateStreak()
     reason = None
     while reason is None:
         fail_stale_trials(tuner.study)
@@ -113,25 +109,9 @@ def work(tuner: Tuner, *, lock_path: Path = LOCK_PATH, poll_s: float = 1.0) -> O
             if done >= total:
                 reason = f"reached --trials {total}"
             elif may_start:
-                ran = tuner.next_trial(space)
-                duplicates = 0 if ran else duplicates + 1
-                if duplicates >= _MAX_DUPLICATES_IN_A_ROW:
+                if streak.exhausted(tuner.next_trial(space)):
                     reason = EXHAUSTED
                 continue
         if reason is None:
             time.sleep(poll_s)  # the last trials run elsewhere; wait for them or their retry
-    tuner._diagnose()
-    tuner.study.set_user_attr("stop_reason", reason)
-    tuner._after_trial(tuner.study)
-    return Outcome(reason)
-
-
-def check_hardware(study: optuna.Study, hardware: dict[str, Any]) -> None:
-    """A worker joins only a study measured on hardware like its own."""
-    theirs = study.user_attrs.get("hardware") or {}
-    if theirs.get("id") != hardware.get("id"):
-        raise StudyError(
-            f"this worker cannot join study {study.study_name!r}: it was measured on "
-            f"{describe(theirs)}; this machine is {describe(hardware)}. Settings measured on "
-            "other hardware do not transfer; start the worker on a matching machine."
-        )
+    return tuner.finish(reason)

@@ -191,6 +191,8 @@ def test_study_page_charts_card_and_table(server: str, probed: tuple[str, str], 
     assert f"--study {name}" in page.tab.inner_text("#command")
     assert best["stop_reason"] in page.tab.inner_text("#stop-reason")
     assert best["diagnosis"]["summary"] in page.tab.inner_text("#diagnosis")
+    if best["efficiency"] is not None:  # stated against the binding ceiling, named
+        assert f"of the {best['binding_ceiling']} ceiling" in page.tab.inner_text("#efficiency")
 
     # Sorting by samples/s puts the fastest trial first.
     page.tab.click("#trials th:has-text('samples/s')")
@@ -209,6 +211,9 @@ def test_trial_page_shows_windows(server: str, probed: tuple[str, str], page: Pa
     windows = _api(server, f"/studies/{name}/trials/0")["windows"]
     assert sum(page.points("chart-windows").values()) == len(windows) > 0
     assert "baseline" in page.tab.inner_text("#details")
+    # The memory figure is named and defined where it is shown.
+    assert "host memory MB (PSS)" in page.tab.inner_text("#details")
+    assert "count once" in page.tab.inner_text("#memory-definition")
     assert page.errors == []
 
 

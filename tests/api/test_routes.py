@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from autotune.store import head_revision
 from tests.api.conftest import HOST, OTHER_HW, SCRIPT
 
 V1 = "/api/v1"
@@ -12,7 +13,7 @@ V1 = "/api/v1"
 def test_health(client: TestClient) -> None:
     body = client.get(f"{V1}/health").json()
     assert body["status"] == "ok"
-    assert body["schema_revision"] == "0002"
+    assert body["schema_revision"] == head_revision()
     assert body["studies"] == 3
 
 
@@ -47,7 +48,9 @@ def test_bad_paging_is_a_422_with_a_message(client: TestClient) -> None:
 
 def test_one_study_with_its_diagnosis(client: TestClient) -> None:
     body = client.get(f"{V1}/studies/alpha").json()
-    assert body["diagnosis"]["bound"] == "data"
+    # The factory's trials wait for data with an idle CPU: latency-bound loading.
+    assert body["diagnosis"]["bottleneck"] == "input-latency"
+    assert "latency-bound" in body["diagnosis"]["summary"]
     assert body["recommended"]["config"]["num_workers"] is not None
     assert body["failures"][0]["status"] == "crashed"
 

@@ -51,6 +51,7 @@ def test_script_with_a_syntax_error(tmp_path: Path, db_url: str) -> None:
 
 
 def test_unknown_study(db_url: str) -> None:
+    assert cli.invoke(app, ["db", "upgrade", "--storage", db_url]).exit_code == 0
     _one_line_error(
         cli.invoke(app, ["best", "ghost", "--storage", db_url]), "no study named 'ghost'"
     )
@@ -175,6 +176,8 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str) -> None:
             "intr",
             "--trials",
             "20",
+            "--patience",
+            "20",
             "--warmup",
             "0.2",
             "--window",
@@ -192,15 +195,17 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str) -> None:
     )
     storage = optuna.storages.RDBStorage(db_url)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    running = False
+    while not running and time.monotonic() < deadline and proc.poll() is None:
         try:
             trials = optuna.load_study(study_name="intr", storage=storage).trials
         except KeyError:
             trials = []
-        if len(trials) >= 2:  # the baseline is done and a search trial is running
-            break
-        time.sleep(0.3)
-    time.sleep(1.0)
+        # A search trial is being probed (seconds): the search cannot end on its own before
+        # the signal lands, whatever its stop rules say.
+        running = any(t.state == optuna.trial.TrialState.RUNNING for t in trials)
+        time.sleep(0.1)
+    assert running, "no search trial started; the search ended or hung before Ctrl-C"
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

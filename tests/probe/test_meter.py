@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from autotune.contract import ProbeSettings
@@ -38,3 +40,58 @@ def test_replay_serves_cached_batches_forever() -> None:
     source = iter([1, 2, 3])
     replay = ReplayIterator(source, 2)
     assert [next(replay) for _ in range(6)] == [1, 2, 1, 2, 1, 2]
+
+
+def _drive(monkeypatch, settings: ProbeSettings, gap: Callable[[float], float], workers: int):  # type: ignore[no-untyped-def]
+    """Feeds batches whose spacing is ``gap(t)``; returns the meter once it measures."""
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    meter = Meter(settings)
+    meter.workers = workers
+    meter.iter_started(0.0)
+    now[0] = 2.0  # time to first batch
+    while not meter.measuring and now[0] < 1000:
+        meter.record(now[0], now[0], 4)
+        now[0] += gap(now[0])
+    return meter
+
+
+RAMP = ProbeSettings(warmup_batches=5, warmup_s=1.0, window_s=1.5, max_warmup_s=60.0)
+
+
+def test_measuring_waits_for_the_ramp_to_end(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Workers come up one by one until t=10 s: the rate climbs, then holds.
+    meter = _drive(monkeypatch, RAMP, lambda t: 0.1 / min(t, 10.0), workers=10)
+    assert meter.steady_state is True
+    assert 10.0 <= meter.measure_start <= 12.0  # type: ignore[operator]
+    summary = meter.summary()
+    assert summary["warmup_s_used"] == meter.measure_start
+    assert summary["time_to_first_batch_s"] == 2.0
+
+
+def test_a_steady_loader_starts_after_the_minimum(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    meter = _drive(monkeypatch, RAMP, lambda t: 0.01, workers=2)
+    assert meter.steady_state is True
+    # First batch at 2 s, then three sub-windows of 0.5 s: a first rate and two calm ones.
+    assert meter.measure_start is not None and meter.measure_start <= 3.6
+
+
+def test_every_worker_delivers_before_measuring(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    meter = _drive(monkeypatch, RAMP, lambda t: 0.05, workers=64)
+    assert meter.batches >= 128
+
+
+def test_a_rate_that_never_settles_is_measured_at_the_cap(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    settings = ProbeSettings(warmup_s=1.0, window_s=1.5, max_warmup_s=8.0)
+    meter = _drive(monkeypatch, settings, lambda t: 0.1 / t**2, workers=1)
+    assert meter.steady_state is False
+    assert 8.0 <= meter.measure_start < 8.5  # type: ignore[operator]
+
+
+def test_one_slow_subwindow_inside_the_ramp_does_not_end_it(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def gap(t: float) -> float:
+        return 0.5 if 5.0 <= t < 5.5 else 0.1 / min(t, 10.0)
+
+    meter = _drive(monkeypatch, RAMP, gap, workers=10)
+    assert meter.steady_state is True
+    assert meter.measure_start is not None and meter.measure_start >= 10.0

@@ -8,7 +8,7 @@ from torch.utils.data import BatchSampler, DataLoader, SequentialSampler, Tensor
 
 from autotune.contract import LoaderConfig
 from autotune.probe import apply_config, script_config
-from autotune.probe._patch import _ORIG_INIT, _ORIG_ITER, LoaderPatch
+from autotune.probe._patch import _ORIG_INIT, _ORIG_ITER, LoaderPatch, detect_framework
 
 DATA = TensorDataset(torch.arange(64.0))
 
@@ -106,11 +106,21 @@ def test_first_iterated_loader_is_reconfigured_others_keep_their_own() -> None:
     try:
         other = DataLoader(DATA, batch_size=2)
         measured = Sub(DATA)
-        assert len(list(measured)) == 4  # 64 samples / 16
+        assert len(list(measured)) == 4  # 64 samples / 16: an epoch, so it is chosen
+        assert len(seen) == 0  # ... after its first epoch, which was warm-up
         assert len(list(other)) == 32  # untouched: still 2 per batch
+        assert len(list(measured)) == 4
         assert measured.tag == "sub" and measured.batch_size == 16
         assert patch.script_config is not None and patch.script_config.batch_size == 4
         assert patch.applied_config is not None and patch.applied_config.batch_size == 16
+        assert patch.measured_loader == {
+            "loader": "Sub",
+            "dataset": "TensorDataset",
+            "batch_size": 4,
+            # Whatever this test process imported before (the framework tests import
+            # Lightning); in a probe, the script's own imports decide.
+            "framework": detect_framework(),
+        }
         assert len(seen) == 1
     finally:
         patch.uninstall()
@@ -127,3 +137,79 @@ def test_uninstall_restores_even_when_the_script_raises() -> None:
         finally:
             patch.uninstall()
     assert DataLoader.__iter__ is _ORIG_ITER
+
+
+BIG = TensorDataset(torch.arange(640.0))
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.wrapped = 0
+
+    def __call__(self, it, t0):  # type: ignore[no-untyped-def]
+        self.wrapped += 1
+        return it
+
+
+def test_a_short_first_iteration_is_not_the_training_loader() -> None:
+    # Lightning's order: a 2-batch sanity check of the val loader, then training.
+    rec = Recorder()
+    patch = LoaderPatch(LoaderConfig(num_workers=0, batch_size=16), rec)
+    patch.install()
+    try:
+        val = DataLoader(TensorDataset(torch.arange(64.0)), batch_size=4)
+        train = DataLoader(BIG, batch_size=8, shuffle=True)
+        it = iter(val)
+        assert [len(next(it)[0]) for _ in range(3)] == [16, 16, 16]  # a candidate, for now
+        assert len(list(train)) == 40  # 640 / 16: chosen after CHOOSE_AFTER batches
+        assert rec.wrapped == 1
+        assert val.batch_size == 4 and len(list(val)) == 16  # the script's own again
+        assert train.batch_size == 16
+        assert patch.script_config is not None and patch.script_config.batch_size == 8
+        assert patch.measured_loader is not None
+        assert patch.measured_loader["batch_size"] == 8
+    finally:
+        patch.uninstall()
+
+
+def test_a_peek_at_one_batch_then_the_loop() -> None:
+    rec = Recorder()
+    patch = LoaderPatch(LoaderConfig(batch_size=16), rec)
+    patch.install()
+    try:
+        train = DataLoader(BIG, batch_size=8)
+        assert len(next(iter(train))[0]) == 16
+        assert len(list(train)) == 40
+        assert rec.wrapped == 1 and train.batch_size == 16
+    finally:
+        patch.uninstall()
+
+
+def test_a_loader_recreated_over_the_same_dataset_is_measured() -> None:
+    rec = Recorder()
+    patch = LoaderPatch(LoaderConfig(batch_size=16), rec)
+    patch.install()
+    try:
+        for _ in range(2):  # built elsewhere (a framework adding a sampler) each epoch
+            loader = DataLoader(BIG, batch_size=8, sampler=SequentialSampler(BIG))
+            assert len(list(loader)) == 40
+        same_data_other_size = DataLoader(BIG, batch_size=32)
+        assert len(list(same_data_other_size)) == 20
+        assert rec.wrapped == 2  # chosen in the first epoch, measured from there on
+    finally:
+        patch.uninstall()
+
+
+def test_evaluation_after_the_choice_keeps_its_settings() -> None:
+    rec = Recorder()
+    patch = LoaderPatch(LoaderConfig(batch_size=16), rec)
+    patch.install()
+    try:
+        train = DataLoader(BIG, batch_size=8)
+        val = DataLoader(TensorDataset(torch.arange(640.0)), batch_size=8)
+        for _ in range(2):
+            assert len(list(train)) == 40
+            assert len(list(val)) == 80
+        assert rec.wrapped == 2 and val.batch_size == 8
+    finally:
+        patch.uninstall()

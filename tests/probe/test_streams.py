@@ -17,7 +17,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from autotune.contract import STREAMS_CPU_WORK, LoaderConfig, ProbeSettings
-from autotune.probe._session import _cpu_work_on_batch, _is_cuda_oom, _is_oom
+from autotune.probe._failure import cpu_work_on_batch, is_cuda_oom, is_oom
 from autotune.probe._streams import CopyStats, StreamPrefetcher, make_streams, map_tensors
 from tests.conftest import EXAMPLES, probe
 
@@ -121,18 +121,18 @@ def test_cpu_work_on_a_gpu_batch_is_recognised() -> None:
         "Expected all tensors to be on the same device, but found at least two devices, "
         "cuda:0 and cpu!"
     )
-    assert _cpu_work_on_batch(numpy_err)
-    assert _cpu_work_on_batch(mixed)
-    assert not _cpu_work_on_batch(ValueError("corrupt sample 3"))
-    assert not _cpu_work_on_batch(KeyError("can't convert cuda"))
+    assert cpu_work_on_batch(numpy_err)
+    assert cpu_work_on_batch(mixed)
+    assert not cpu_work_on_batch(ValueError("corrupt sample 3"))
+    assert not cpu_work_on_batch(KeyError("can't convert cuda"))
 
 
 def test_cuda_oom_is_oom_and_named() -> None:
     exc = torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
-    assert _is_oom(exc)
-    assert _is_cuda_oom(exc)
-    assert _is_oom(MemoryError())
-    assert not _is_cuda_oom(MemoryError())
+    assert is_oom(exc)
+    assert is_cuda_oom(exc)
+    assert is_oom(MemoryError())
+    assert not is_cuda_oom(MemoryError())
 
 
 @pytest.mark.skipif(CUDA, reason="checks the CPU-only path; this machine has CUDA")

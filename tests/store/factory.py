@@ -15,6 +15,7 @@ from optuna.distributions import CategoricalDistribution, IntDistribution
 
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.hardware import fingerprint_id
+from autotune.tuner._plan import Machine, diagnose_study
 from autotune.tuner._records import frozen_from_result
 
 PG_ENV = "AUTOTUNE_TEST_PG"
@@ -131,12 +132,15 @@ def make_study(
     study.set_user_attr("args", args or [])
     study.set_user_attr("hardware", hw or hardware())
     study.set_user_attr("created_at", 1_700_000_000.0)
-    study.set_user_attr("diagnosis", {"bound": "data", "summary": "the GPU waits on the loader"})
     add_trial(study, rng, "baseline")
     for _ in range(trials):
         add_trial(study, rng)
     for _ in range(failures):
         add_trial(study, rng, status="crashed")
+    # The tuner's own code writes the diagnosis, so its keys are the ones real studies hold.
+    diagnosis = diagnose_study(study, Machine(cpu_count=2))
+    assert diagnosis is not None
+    study.set_user_attr("diagnosis", diagnosis.to_dict())
     if finished:
         study.set_user_attr("stop_reason", "no gain in 4 trials")
     return study

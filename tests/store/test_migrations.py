@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import optuna
@@ -23,9 +22,11 @@ from autotune.store._migrate import (
 from autotune.store._sync import sync_study_strict
 from autotune.store._tables import VERSION_TABLE, studies
 from tests.store.factory import close_storages, make_study, storage_for
+from tests.store.frozen.make_frozen import restore
 
 FROZEN = Path(__file__).resolve().parent / "frozen"
 OPTUNA_TABLES = {"studies", "trials", "trial_user_attributes", "version_info", "alembic_version"}
+FROZEN_REVISIONS = sorted(p.stem.removeprefix("autotune_") for p in FROZEN.glob("autotune_*.sql"))
 
 
 def test_every_earlier_revision_has_a_frozen_database() -> None:
@@ -33,13 +34,13 @@ def test_every_earlier_revision_has_a_frozen_database() -> None:
     earlier = {"base"} | {
         r.revision for r in script.walk_revisions() if r.revision != head_revision()
     }
-    assert earlier == {p.stem.removeprefix("autotune_") for p in FROZEN.glob("autotune_*.db")}
+    assert earlier == set(FROZEN_REVISIONS)
 
 
-@pytest.mark.parametrize("revision", ["base", "0001"])
+@pytest.mark.parametrize("revision", FROZEN_REVISIONS)
 def test_frozen_database_upgrades_to_head(revision: str, tmp_path: Path) -> None:
     path = tmp_path / "frozen.db"
-    shutil.copy(FROZEN / f"autotune_{revision}.db", path)
+    restore(revision, path)
     url = f"sqlite:///{path}"
     assert current_revision(url) == (None if revision == "base" else revision)
     assert upgrade(url) == head_revision() == current_revision(url)

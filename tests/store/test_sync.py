@@ -11,7 +11,7 @@ from sqlalchemy import func, select, update
 from autotune.store import sync_study
 from autotune.store._engine import engine_for
 from autotune.store._tables import hosts, recommendations, scripts, studies, trials, windows
-from autotune.tuner._summary import summarize
+from autotune.tuner import summarize
 from tests.store.factory import add_trial, hardware, make_study
 
 
@@ -35,7 +35,8 @@ def test_sync_mirrors_every_measurement(backend_url: str) -> None:
         assert row.n_trials == 7
         assert row.n_failed == 1
         assert row.speedup == pytest.approx(summary["speedup"])
-        assert row.diagnosis["bound"] == "data"
+        assert row.diagnosis == study.user_attrs["diagnosis"]
+        assert row.diagnosis["bottleneck"] == "input-latency"
         rows = {r.number: r for r in conn.execute(select(trials))}
         assert len(rows) == 7
         failed = rows[6]

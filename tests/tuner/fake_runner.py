@@ -106,7 +106,20 @@ class FakeRunner(BaseRunner):
             min(workers, self.cores) * wall * (0.9 if self.cpu_bound else 0.05) if workers else 0.0
         )
         windows.sort()
+        ceiling: dict[str, object] = {}
+        if config.mode == "baseline":
+            # Like the real probe: the ceiling replays batches after the script's own windows.
+            top = self.rate(applied, ceiling=True)
+            ceiling_windows = sorted(
+                top * (1 + self.rng.gauss(0, self.noise)) for _ in range(config.settings.windows)
+            )
+            ceiling = {
+                "ceiling_windows": ceiling_windows,
+                "ceiling_samples_per_s": ceiling_windows[len(ceiling_windows) // 2],
+                "ceiling_status": "ok",
+            }
         return ProbeResult(
+            **ceiling,  # type: ignore[arg-type]
             status="ok",
             script_config=self.script,
             applied_config=applied,

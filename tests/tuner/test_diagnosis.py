@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autotune.contract import LoaderConfig, ProbeResult
-from autotune.tuner import diagnose, predict_workers
+from autotune.tuner import diagnose, seed_workers
 
 
 def measured(
@@ -76,22 +76,22 @@ def test_at_the_ceiling_only_when_the_best_barely_waits() -> None:
 def test_prediction_hides_loading() -> None:
     # 0 workers: load 0.135 s/batch (the wait), compute 0.015 s: ~9 x 1.25 margin.
     res = measured(0, wait=0.9, step=0.15, main_cpu=1.1)
-    assert predict_workers(res, max_workers=64) == 12
+    assert seed_workers(res, max_workers=64).workers == 12
     # The ceiling says a step without waiting takes 32/6400 = 5 ms: more workers.
-    assert predict_workers(res, max_workers=64, ceiling=6400) == 34
+    assert seed_workers(res, max_workers=64, ceiling=6400).workers == 34
 
 
 def test_prediction_from_a_run_with_workers() -> None:
     # 4 workers keep the step waiting half the time: each loads a batch in 4 x 0.02 s.
     res = measured(4, wait=0.5, step=0.02, worker_cpu=0.4)
-    assert predict_workers(res, max_workers=64) == 10
+    assert seed_workers(res, max_workers=64).workers == 10
 
 
 def test_prediction_is_capped_by_cores_for_cpu_bound_loading() -> None:
     res = measured(0, wait=0.9, step=0.15, main_cpu=9.8)
-    assert predict_workers(res, max_workers=64, cpu_count=2) == 2
-    assert predict_workers(res, max_workers=64, cpu_count=8) == 7
+    assert seed_workers(res, max_workers=64, cpu_count=2).workers == 2
+    assert seed_workers(res, max_workers=64, cpu_count=8).workers == 7
 
 
 def test_no_prediction_without_an_input_bottleneck() -> None:
-    assert predict_workers(measured(0, wait=0.02, step=0.05), max_workers=64) is None
+    assert seed_workers(measured(0, wait=0.02, step=0.05), max_workers=64).workers is None

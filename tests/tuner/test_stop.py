@@ -5,8 +5,9 @@ from __future__ import annotations
 import optuna
 from optuna.trial import TrialState
 
+from autotune.tuner._ceiling import ceiling_suspect, near_ceiling
 from autotune.tuner._noise import ci95_median, clearly_better, relative_spread
-from autotune.tuner._stop import ceiling_suspect, near_ceiling, stop_reason
+from autotune.tuner._stop import stop_reason
 
 
 def trial(
@@ -21,7 +22,11 @@ def trial(
         state=state,
         value=sorted(windows)[len(windows) // 2] if state == TrialState.COMPLETE else None,
         intermediate_values=dict(enumerate(windows)),
-        user_attrs={"role": role, "result": {"data_wait_fraction": wait}},
+        user_attrs={
+            "role": role,
+            "status": {"COMPLETE": "ok", "PRUNED": "pruned"}.get(state.name, "crashed"),
+            "result": {"data_wait_fraction": wait},
+        },
     )
     t.number = number
     return t

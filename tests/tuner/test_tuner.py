@@ -8,8 +8,7 @@ from optuna.trial import TrialState
 
 from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
-from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study
-from autotune.tuner._summary import summarize
+from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
 from tests.tuner.fake_runner import FakeRunner
 
 HW = {"id": "test-hw", "cpu_count": 2}
@@ -108,9 +107,12 @@ def test_patience_stops_a_flat_search() -> None:
 
 def test_confirmation_reruns_top_configs_and_prefers_the_cheaper_within_noise() -> None:
     runner = FakeRunner(load_s=0.1, compute_s=0.01)  # any >= 10 workers ties
-    tuner = make(runner, trials=8, patience=20)
+    # No ceiling: the search goes on past the first hit, so tied configs are measured.
+    tuner = make(runner, trials=8, patience=20, ceiling=False)
     tuner.run()
     confirmation = tuner.study.user_attrs["confirmation"]
+    assert not confirmation["skipped"], confirmation["why"]
+    assert len(confirmation["candidates"]) >= 2
     assert all(c["runs"] >= 2 for c in confirmation["candidates"])
     lo, hi = confirmation["ci95"]
     assert lo <= confirmation["median"] <= hi
@@ -122,6 +124,22 @@ def test_confirmation_reruns_top_configs_and_prefers_the_cheaper_within_noise() 
     ]
     winner = next(c for c in confirmation["candidates"] if c["trial"] == confirmation["winner"])
     assert winner["config"]["num_workers"] == min(c["config"]["num_workers"] for c in tied)
+
+
+def test_confirmation_is_skipped_when_one_config_wins_by_far() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01)
+    tuner = make(runner, trials=8, patience=20)
+    tuner.run()
+    confirmation = tuner.study.user_attrs["confirmation"]
+    probes = len(runner.calls)
+    assert confirmation["skipped"], confirmation["why"]
+    assert confirmation["probe_seconds"] == 0.0
+    # The interval says how it was computed: one probe's windows, not a re-measure.
+    assert "windows of one probe" in confirmation["interval"]
+    lo, hi = confirmation["ci95"]
+    assert lo <= confirmation["median"] <= hi
+    # One probe per trial (the ceilings ride on the baseline's): no confirmation probe ran.
+    assert probes == len(tuner.study.trials)
 
 
 class Interrupting(FakeRunner):
@@ -200,10 +218,10 @@ def test_over_memory_is_infeasible() -> None:
 
 def test_a_ceiling_that_a_trial_beats_is_measured_again() -> None:
     def unlucky(config: TrialConfig, res: ProbeResult) -> ProbeResult:
-        # The first ceiling probe lands on a busy machine and reads far too low.
-        if config.mode == "ceiling" and [c.mode for c in runner.calls].count("ceiling") == 1:
-            res.windows = [w / 5 for w in res.windows]
-            res.samples_per_s = (res.samples_per_s or 0) / 5
+        # The first ceiling, measured after the baseline, lands on a busy machine: far too low.
+        if config.mode == "baseline":
+            res.ceiling_windows = [w / 5 for w in res.ceiling_windows]
+            res.ceiling_samples_per_s = (res.ceiling_samples_per_s or 0) / 5
         return res
 
     runner = FakeRunner(load_s=0.2, compute_s=0.005, after=unlucky)
@@ -211,7 +229,8 @@ def test_a_ceiling_that_a_trial_beats_is_measured_again() -> None:
     outcome = tuner.run()
     ceiling = tuner.study.user_attrs["ceiling"]
     assert ceiling["remeasured"] is True
-    assert len([c for c in runner.calls if c.mode == "ceiling"]) == 2
+    assert [c.mode for c in runner.calls].count("baseline") == 1
+    assert [c.mode for c in runner.calls].count("ceiling") == 1  # the re-measure
     assert ceiling["samples_per_s"] == pytest.approx(32 / 0.005, rel=0.1)
     summary = summarize(tuner.study, "mem")
     assert 0.9 <= summary["efficiency"] <= 1.1

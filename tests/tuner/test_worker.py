@@ -21,9 +21,8 @@ from typer.testing import CliRunner
 
 from api import create_app
 from autotune.cli import app
-from autotune.tuner._records import role
-from autotune.tuner._tuner import counted, measured
-from autotune.tuner._worker import save_options
+from autotune.tuner import save_options
+from autotune.tuner._records import counted, measured, role
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 from tests.store.factory import close_storages, hardware, pg_database, storage_for
 
@@ -111,7 +110,7 @@ def _check_killed_and_retried(trials: list[FrozenTrial], killed: int) -> None:
     assert len(retries) == 1, [t.system_attrs for t in trials]
     assert retries[0].params == dead.params
     assert retries[0].state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
-    assert counted(trials) == TRIALS
+    assert len(counted(trials)) == TRIALS
     assert sum(role(t) == "baseline" for t in trials) == 1
     assert not [t for t in trials if t.state in (TrialState.RUNNING, TrialState.WAITING)]
 

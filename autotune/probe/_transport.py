@@ -1,0 +1,138 @@
+"""The transport ceiling: what the loader's own machinery delivers when samples cost nothing.
+
+A few real samples of the measured loader's dataset are cached; a DataLoader over them, with
+the script's collate_fn, batch sampler (or batch size) and pin_memory, is drained with no step.
+No worker count can beat this rate: it is what sampling, collation, inter-process transport and
+pinning cost by themselves. Beside the compute ceiling (the step with no data cost), it says
+which side binds a config that is slower than both.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from itertools import islice
+from time import perf_counter
+from typing import Any
+
+from torch.utils.data import DataLoader, Dataset
+
+from autotune.contract import ProbeSettings
+from autotune.probe._meter import Meter, count_samples
+
+# Samples cached from the dataset: at most this many, and at most this long to read them
+# (the dataset may be slow: that is why the script is being tuned).
+CACHE_SAMPLES = 256
+CACHE_BUDGET_S = 3.0
+# Each transport measurement stops here even if its windows are not done.
+MEASURE_CAP_S = 15.0
+
+
+@dataclass
+class TransportResult:
+    by_workers: dict[str, float] = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def best(self) -> float | None:
+        return max(self.by_workers.values()) if self.by_workers else None
+
+
+class CachedSamples(Dataset[Any]):
+    """Any index maps onto a cached sample: reading one costs a list lookup."""
+
+    def __init__(self, samples: list[Any]) -> None:
+        self.samples = samples
+
+    def __len__(self) -> int:
+        return 2**62
+
+    def __getitem__(self, index: int) -> Any:
+        return self.samples[index % len(self.samples)]
+
+
+def _cache(it: Any, batch_size: int) -> tuple[list[Any], str]:
+    dataset = it._dataset
+    want = max(batch_size, min(CACHE_SAMPLES, 4 * batch_size))
+    deadline = perf_counter() + CACHE_BUDGET_S
+    samples: list[Any] = []
+    if it._dataset_kind == 1:  # _DatasetKind.Iterable
+        source: Any = iter(dataset)
+    else:
+        indices = iter(it._index_sampler)
+        if it._auto_collation:
+            source = (dataset[i] for batch in indices for i in batch)
+        else:
+            source = (dataset[i] for i in indices)
+    try:
+        for sample in islice(source, want):
+            samples.append(sample)
+            if perf_counter() > deadline and len(samples) >= batch_size:
+                break
+    except Exception as exc:  # the dataset may need its worker_init_fn: not fatal here
+        return samples, f"reading samples in the main process failed: {type(exc).__name__}"
+    return samples, "" if samples else "the dataset gave no samples"
+
+
+def _loader(it: Any, samples: list[Any], workers: int) -> DataLoader[Any]:
+    kwargs: dict[str, Any] = {
+        "collate_fn": it._collate_fn,
+        "pin_memory": bool(it._pin_memory),
+        "num_workers": workers,
+    }
+    if workers > 0:
+        kwargs["prefetch_factor"] = getattr(it, "_prefetch_factor", None) or 2
+        kwargs["persistent_workers"] = True  # the machinery's steady rate, not epoch starts
+    if it._dataset_kind == 1 or not it._auto_collation:
+        size = getattr(it._index_sampler, "batch_size", None) if it._auto_collation else None
+        return DataLoader(CachedSamples(samples), batch_size=size, shuffle=False, **kwargs)
+    # Map-style: the script's own batch sampler, so batch sizes (and any bucketing) match.
+    return DataLoader(CachedSamples(samples), batch_sampler=it._index_sampler, **kwargs)
+
+
+def _drain(loader: DataLoader[Any], settings: ProbeSettings) -> float | None:
+    # Free samples give steady, high rates: three half-length windows are enough.
+    meter = Meter(replace(settings, windows=3, window_s=settings.window_s / 2))
+    meter.workers = loader.num_workers
+    start = perf_counter()
+    it = iter(loader)
+    meter.iter_started(start)
+    try:
+        while not meter.done and perf_counter() - start < MEASURE_CAP_S:
+            t0 = perf_counter()
+            try:
+                batch = next(it)
+            except StopIteration:
+                it = iter(loader)  # a finite sampler: the next epoch, workers kept
+                continue
+            meter.record(t0, perf_counter(), count_samples(batch))
+    finally:
+        shutdown = getattr(it, "_shutdown_workers", None)
+        if shutdown is not None:
+            shutdown()
+    return meter.summary().get("samples_per_s")
+
+
+def measure_transport(it: Any, settings: ProbeSettings) -> TransportResult:
+    """Transport ceilings of the loader behind iterator ``it`` with 0 and N workers.
+
+    N is ``min(cpu_count, settings.transport_workers)``.
+    """
+    out = TransportResult()
+    if not hasattr(it, "_dataset") or not hasattr(it, "_collate_fn"):
+        out.reason = "the measured iterator is not a torch DataLoader iterator"
+        return out
+    size = getattr(it._index_sampler, "batch_size", None) if it._auto_collation else 1
+    samples, out.reason = _cache(it, int(size or 1))
+    if out.reason:
+        return out
+    counts = sorted({0, min(os.cpu_count() or 1, settings.transport_workers)})
+    for workers in counts:
+        try:
+            rate = _drain(_loader(it, samples, workers), settings)
+        except Exception as exc:  # e.g. a batch sampler that cannot be iterated twice
+            out.reason = f"transport with {workers} workers failed: {type(exc).__name__}: {exc}"
+            break
+        if rate is not None:
+            out.by_workers[str(workers)] = rate
+    return out

@@ -1,0 +1,215 @@
+"""Two ceilings, measured once per study in one probe, and kept honest.
+
+- The compute ceiling: the step replaying cached batches, with no data cost.
+- The transport ceiling: what the loader's own machinery (workers, collate, batch size,
+  pinning) delivers with zero-cost samples and no step, with 0 workers and with several.
+
+No loader setting can pass the lower of the two; efficiency is stated against it. A measured
+run that passes the compute ceiling proves that probe unlucky (a noisy machine): it is
+measured once more, and dropped if it is still disproved, so that no stop rule or efficiency
+rests on a wrong bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import optuna
+from optuna.trial import FrozenTrial
+
+from autotune.contract import LoaderConfig, Mode, ProbeResult
+from autotune.tuner._noise import median, relative_spread
+from autotune.tuner._records import role, trial_config, usable, windows_of
+
+MAX_CEILING_GAP = 0.10
+_ATTR = "ceiling"
+
+Probe = Callable[[LoaderConfig, Mode], ProbeResult]
+Note = Callable[[str], None]
+
+
+def ceiling_windows(study: optuna.Study) -> list[float]:
+    return list((study.user_attrs.get(_ATTR) or {}).get("windows") or [])
+
+
+def ceiling_rate(study: optuna.Study) -> float | None:
+    value = (study.user_attrs.get(_ATTR) or {}).get("samples_per_s")
+    return float(value) if value else None
+
+
+def transport_rate(study: optuna.Study, workers: int, cpu_count: int) -> float | None:
+    """What the loader's own machinery delivers with zero-cost samples for a config with
+    ``workers``, when that was measured: the in-process figure for 0 workers; for more, the
+    figure measured through N workers, which bounds any count up to N, and any count at all
+    once N covers the cores (zero-cost samples make the transport CPU work, which more
+    processes than cores cannot speed up). None where no figure bounds the config."""
+    by_workers = (study.user_attrs.get(_ATTR) or {}).get("transport_by_workers") or {}
+    if workers == 0:
+        value = by_workers.get("0")
+    else:
+        measured = [int(k) for k in by_workers if k != "0"]
+        top = max(measured, default=0)
+        value = by_workers.get(str(top)) if top and (workers <= top or top >= cpu_count) else None
+    return float(value) if value else None
+
+
+def bound_for(study: optuna.Study, workers: int, cpu_count: int) -> tuple[float | None, str | None]:
+    """The lower of the two ceilings for a config with ``workers``, and which one it is."""
+    compute, transport = ceiling_rate(study), transport_rate(study, workers, cpu_count)
+    if transport is not None and (compute is None or transport < compute):
+        return transport, "transport"
+    return compute, ("compute" if compute is not None else None)
+
+
+def bound_windows(study: optuna.Study, workers: int, cpu_count: int) -> tuple[list[float], str]:
+    """The windows the stop rule compares a run with, and which ceiling they are: the compute
+    ceiling's, scaled down to the transport ceiling when that binds (spread kept).
+
+    Only configs with workers are bound by transport here: a run without workers at the
+    in-process transport rate could still gain from workers."""
+    windows = ceiling_windows(study)
+    transport = transport_rate(study, workers, cpu_count) if workers else None
+    if transport is None or (windows and transport >= median(windows)):
+        return windows, "compute"
+    if not windows:
+        return [transport], "transport"
+    return [w * transport / median(windows) for w in windows], "transport"
+
+
+def near_ceiling(best: Sequence[float], ceiling: Sequence[float]) -> bool:
+    """The best run is within noise of the compute ceiling: no loader setting can do better."""
+    if not best or not ceiling:
+        return False
+    # Noisy windows widen "within noise", but never past 10%: a wide spread means we know
+    # little, not that 60% of the ceiling is good enough.
+    noise = min(MAX_CEILING_GAP, max(relative_spread(best), relative_spread(ceiling)))
+    ratio = median(best) / median(ceiling)
+    # Far above the ceiling means the ceiling probe was unlucky, not that we are done.
+    return 1 - noise <= ratio <= 1 + MAX_CEILING_GAP
+
+
+def wait_fraction(trial: FrozenTrial) -> float | None:
+    value = (trial.user_attrs.get("result") or {}).get("data_wait_fraction")
+    return float(value) if value is not None else None
+
+
+def ceiling_suspect(trials: Sequence[FrozenTrial], ceiling: Sequence[float]) -> str | None:
+    """Why the measured ceiling cannot be right, or None.
+
+    A trial that runs clearly faster disproves it; so does the baseline's own compute-only
+    rate (its throughput over the share of time not spent waiting), which a step without
+    data cost can only match or beat.
+    """
+    if not ceiling:
+        return None
+    limit = median(ceiling) * (1 + MAX_CEILING_GAP)
+    for t in trials:
+        if not usable(t):
+            continue
+        windows = windows_of(t)
+        if windows and median(windows) > limit:
+            return f"trial #{t.number} ran faster than it"
+        wait = wait_fraction(t)
+        if role(t) != "baseline" or not windows or wait is None or wait >= 0.95:
+            continue
+        if median(windows) / (1 - wait) > limit:
+            return "the script as written computes faster than it between waits"
+    return None
+
+
+def _record(result: ProbeResult) -> dict[str, Any]:
+    if result.ok and result.samples_per_s:
+        return {"samples_per_s": result.samples_per_s, "windows": result.windows}
+    return {"samples_per_s": None, "windows": []}
+
+
+def _transport(result: ProbeResult) -> dict[str, Any]:
+    return {
+        "transport_samples_per_s": result.transport_samples_per_s,
+        "transport_by_workers": result.transport_by_workers,
+        "transport_reason": result.transport_reason,
+    }
+
+
+def record_from_baseline(study: optuna.Study, result: ProbeResult, note: Note) -> None:
+    """Keep the ceilings a mode "baseline" probe measured after the script as written: one
+    process start-up for the three figures."""
+    if _ATTR in study.user_attrs or result.ceiling_status != "ok":
+        return  # not measured there: measure_ceiling() runs a probe of its own
+    ceiling: dict[str, Any] = {"samples_per_s": None, "windows": [], **_transport(result)}
+    ceiling["status"] = result.ceiling_status
+    if result.ceiling_samples_per_s:
+        ceiling.update(samples_per_s=result.ceiling_samples_per_s, windows=result.ceiling_windows)
+    study.set_user_attr(_ATTR, ceiling)
+    _say(ceiling, result, note)
+
+
+def _say(ceiling: dict[str, Any], result: ProbeResult, note: Note) -> None:
+    if ceiling["samples_per_s"]:
+        note(f"  compute ceiling: {ceiling['samples_per_s']:,.0f} samples/s")
+    else:
+        note(f"  no compute ceiling: {ceiling.get('status') or result.reason}")
+    by_workers = result.transport_by_workers or {}
+    if by_workers:
+        rates = ", ".join(f"{v:,.0f} with {k} workers" for k, v in sorted(by_workers.items()))
+        note(f"  transport ceiling: {rates} samples/s")
+    elif result.transport_reason:
+        note(f"  no transport ceiling: {result.transport_reason}")
+
+
+def measure_ceiling(study: optuna.Study, probe: Probe, note: Note) -> float:
+    """Measure the ceiling once per study; returns the probe seconds spent."""
+    if _ATTR in study.user_attrs:
+        return 0.0
+    note("  measuring the ceilings (cached batches with no data cost; free samples, no step)")
+    result = probe(LoaderConfig(), "ceiling")
+    ceiling = {**_record(result), **_transport(result), "status": result.status}
+    study.set_user_attr(_ATTR, ceiling)
+    _say(ceiling, result, note)
+    return result.wall_s or 0.0
+
+
+def _transport_suspect(trials: Sequence[FrozenTrial], by_workers: dict[str, float]) -> str | None:
+    """A trial with workers clearly faster than the transport measured through at least as
+    many workers disproves that figure."""
+    measured = {int(k): v for k, v in by_workers.items() if k != "0"}
+    for t in trials:
+        workers = int(trial_config(t).num_workers or 0)
+        limits = [v for n, v in measured.items() if n >= workers > 0]
+        windows = windows_of(t) if usable(t) else []
+        if limits and windows and median(windows) > max(limits) * (1 + MAX_CEILING_GAP):
+            return f"trial #{t.number} ran faster than it"
+    return None
+
+
+def check_ceiling(study: optuna.Study, probe: Probe, note: Note) -> float:
+    """Re-measure a ceiling that a measured run disproves, once; drop it if still disproved.
+    A disproved transport figure is dropped at once (it is a bound on few configs).
+
+    Returns the probe seconds spent."""
+    ceiling = dict(study.user_attrs.get(_ATTR) or {})
+    trials = study.get_trials(deepcopy=False)
+    wrong = _transport_suspect(trials, ceiling.get("transport_by_workers") or {})
+    if wrong is not None:
+        note(f"  the transport ceiling looks wrong ({wrong}): dropping it")
+        ceiling.update(transport_by_workers=None, transport_samples_per_s=None)
+        ceiling["transport_reason"] = f"unreliable: {wrong}"
+        study.set_user_attr(_ATTR, ceiling)
+    why = ceiling_suspect(trials, ceiling.get("windows") or [])
+    if why is None:
+        return 0.0
+    spent = 0.0
+    if not ceiling.get("remeasured"):
+        note(f"  the compute ceiling looks wrong ({why}): measuring it again")
+        result = probe(LoaderConfig(), "ceiling")
+        spent = result.wall_s or 0.0
+        ceiling["remeasured"] = True
+        again = _record(result)
+        if again["windows"] and median(again["windows"]) > median(ceiling.get("windows") or [0]):
+            ceiling.update(again)
+        why = ceiling_suspect(trials, ceiling.get("windows") or [])
+    if why is not None:
+        ceiling.update(samples_per_s=None, windows=[], status=f"unreliable: {why}")
+    study.set_user_attr(_ATTR, ceiling)
+    return spent

@@ -1,0 +1,31 @@
+"""What a search is asked to do, and how it ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from autotune.contract import ProbeSettings
+
+
+@dataclass
+class TunerOptions:
+    trials: int = 20
+    timeout_s: float = 1800.0
+    trial_timeout_s: float = 120.0
+    settings: ProbeSettings = field(default_factory=ProbeSettings)
+    tune_batch_size: bool = False
+    max_workers: int | None = None
+    patience: int = 4
+    confirm_top: int = 2
+    ceiling: bool = True
+    max_gpu_mem_bytes: int | None = None
+    # False: baseline, ceiling and seeds only; `autotune worker` processes do the search.
+    search: bool = True
+
+
+@dataclass
+class Outcome:
+    stop_reason: str
+    interrupted: bool = False
+    # The study is ready for `autotune worker` processes to search (--workers-only).
+    for_workers: bool = False

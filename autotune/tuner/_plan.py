@@ -1,0 +1,176 @@
+"""Planning a study from its measurements: the diagnosis, the worker range, the seeds.
+
+Everything here is per rank: with several ranks on a node, each rank's loader has the cores
+and the memory budget of one rank, and the job's rates are shared out among them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import optuna
+from optuna.trial import FrozenTrial
+
+from autotune.contract import LoaderConfig, ProbeResult
+from autotune.tuner._ceiling import MAX_CEILING_GAP, bound_for, ceiling_rate, transport_rate
+from autotune.tuner._diagnosis import Diagnosis, diagnose, transport_bound
+from autotune.tuner._noise import median
+from autotune.tuner._records import baseline_of, trial_config, trial_result, usable
+from autotune.tuner._seed import Seed, machine_cap, open_file_limit, seed_workers
+from autotune.tuner._seed import worker_mem as _worker_mem
+from autotune.tuner._space import SearchSpace
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What one rank has: its share of the cores and of the host-memory budget."""
+
+    cpu_count: int
+    ranks: int = 1
+    mem_budget_bytes: int | None = None
+
+    def per_rank(self, rate: float | None) -> float | None:
+        """A job's samples/s (summed over ranks) as one rank's."""
+        return rate / self.ranks if rate else rate
+
+
+def machine_figures(study: optuna.Study, machine: Machine) -> dict[str, Any]:
+    """What bounds the worker count on this machine, from what the study measured: the
+    open-file limit, the memory budget, the main process's memory (the baseline's, when it
+    ran without workers) and the memory each worker costs (from trials that had workers;
+    none yet in a fresh study, so memory bounds a rerun or a worker, not the first plan)."""
+    trials = study.get_trials(deepcopy=False)
+    base = baseline_of(trials)
+    base_result = trial_result(base) if base is not None else None
+    main = 0
+    if base_result is not None and not base_result.applied_config.num_workers:
+        main = (base_result.peak_rss_bytes or 0) // machine.ranks
+    per_worker = []
+    for t in trials:
+        result = trial_result(t) if usable(t) else None
+        workers = result.applied_config.num_workers if result is not None else 0
+        if result is not None and workers and main:
+            tree = (result.peak_rss_bytes or 0) // machine.ranks
+            figure = _worker_mem(tree, main, workers)
+            if figure:
+                per_worker.append(figure)
+    return {
+        "nofile": open_file_limit(),
+        "mem_budget_bytes": machine.mem_budget_bytes,
+        "main_mem_bytes": main,
+        "worker_mem_bytes": int(median(per_worker)) if per_worker else None,
+    }
+
+
+def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
+    """The diagnosis a user reads: the baseline shows the bottleneck as written; the best run
+    shows what remains once loading is fixed, when it still waits for data."""
+    trials = study.get_trials(deepcopy=False)
+    base = baseline_of(trials)
+    result = trial_result(base) if base is not None else None
+    if base is None or result is None:
+        return None
+    best = max((t for t in trials if usable(t)), key=lambda t: t.value or 0.0, default=None)
+    best_result = trial_result(best) if best is not None else None
+    cpu_count = machine.cpu_count
+    ceiling = ceiling_rate(study)
+    best_value = best.value if best is not None else None
+    subject = result
+    if (
+        best is not None
+        and best.number != base.number
+        and best_result is not None
+        and (best_result.data_wait_fraction or 0) >= 0.1
+    ):
+        subject = best_result
+    if best is not None and best_value:
+        workers = int(trial_config(best).num_workers or 0)
+        bound, kind = bound_for(study, workers, cpu_count)
+        if kind == "transport" and bound and best_value >= (1 - MAX_CEILING_GAP) * bound:
+            return transport_bound(best_value, bound, workers, cpu_count)
+    diagnosis = diagnose(subject, cpu_count=cpu_count, ceiling=ceiling, best=best_value)
+    if subject is not result:
+        first = diagnose(result, cpu_count=cpu_count)
+        if first.bottleneck != diagnosis.bottleneck:
+            diagnosis = diagnose(result, cpu_count=cpu_count, ceiling=ceiling, best=best_value)
+    return diagnosis
+
+
+def search_space(
+    study: optuna.Study,
+    baseline: FrozenTrial,
+    *,
+    machine: Machine,
+    cuda: bool,
+    tune_batch_size: bool,
+    max_workers: int | None,
+) -> SearchSpace:
+    """The worker range follows the diagnosis: cores for CPU-bound loaders, tens for
+    latency-bound ones, a few for a model-bound step, and never past what the machine can
+    run (open files, memory). ``max_workers`` (the user's) wins."""
+    script = LoaderConfig.from_dict(baseline.user_attrs.get("script_config"))
+    cpu_count = machine.cpu_count
+
+    def space(top: int | None) -> SearchSpace:
+        return SearchSpace.for_machine(
+            cpu_count, cuda=cuda, script=script, tune_batch_size=tune_batch_size, max_workers=top
+        )
+
+    wide = space(max_workers)
+    result = trial_result(baseline)
+    if result is None or not result.ok or max_workers is not None:
+        return wide
+    bottleneck = diagnose(result, cpu_count=cpu_count).bottleneck
+    top = wide.max_workers
+    if bottleneck == "input-cpu":
+        top = max(2, 2 * cpu_count)
+    elif bottleneck == "model":
+        top = max(2, cpu_count)
+    elif bottleneck == "input-latency":
+        predicted = seed_workers(
+            result,
+            max_workers=4 * wide.max_workers,
+            cpu_count=cpu_count,
+            ceiling=machine.per_rank(ceiling_rate(study)),
+            transport=machine.per_rank(transport_rate(study, 1, cpu_count)),
+        ).workers
+        top = max(top, 2 * (predicted or 0))
+    # Never past what the machine can run: open files, and memory once a trial showed it.
+    cap = machine_cap(cpu_count=cpu_count, **machine_figures(study, machine)).workers
+    if cap is not None:
+        top = min(top, cap)
+    return space(max(top, script.num_workers or 0))
+
+
+def seeds(
+    study: optuna.Study,
+    result: ProbeResult,
+    space: SearchSpace,
+    *,
+    machine: Machine,
+    cuda: bool,
+) -> tuple[list[LoaderConfig], Seed]:
+    """The configs worth trying first, and the seed: the worker count predicted to hide
+    loading, bounded by what the machine can run."""
+    script = result.script_config
+    seed = seed_workers(
+        result,
+        max_workers=space.max_workers,
+        cpu_count=machine.cpu_count,
+        ceiling=machine.per_rank(ceiling_rate(study)),
+        transport=machine.per_rank(transport_rate(study, 1, machine.cpu_count)),
+        **machine_figures(study, machine),
+    )
+    study.set_user_attr("predicted_workers", seed.workers)
+    study.set_user_attr(
+        "seed", {"predicted": seed.predicted, "cap": seed.cap.workers, "reason": seed.cap.reason}
+    )
+    workers = seed.workers if seed.workers is not None else (script.num_workers or 0)
+    first = LoaderConfig(num_workers=workers, prefetch_factor=2, persistent_workers=True)
+    if cuda:
+        first = replace(first, device="cuda", pin_memory=True, num_streams=1)
+    found = [first]
+    if cuda and workers == (script.num_workers or 0):
+        found.append(LoaderConfig(num_workers=workers, device="cpu"))
+    return [c for c in found if c.merged_over(script) != script], seed

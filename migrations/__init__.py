@@ -1,0 +1,1 @@
+"""Alembic scripts for autotune's own tables; shipped as ``autotune.migrations``."""

@@ -1,0 +1,132 @@
+"""Running the same command again does what a user means, and a short script gets a verdict."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import optuna
+
+from tests.conftest import SCRIPTS
+from tests.store.factory import close_storages, storage_for
+
+FAST = ["--warmup", "0.2", "--window", "0.25", "--windows", "3", "--trial-timeout", "60"]
+
+
+def _probe(script: Path | str, url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autotune.cli",
+            "probe",
+            str(script),
+            "--json",
+            "--storage",
+            url,
+            "--trials",
+            "2",
+            "--patience",
+            "1",
+            *FAST,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=dict(os.environ),
+    )
+
+
+def _studies(url: str) -> dict[str, list[optuna.trial.FrozenTrial]]:
+    store = storage_for(url)
+    try:
+        return {
+            s.study_name: optuna.load_study(study_name=s.study_name, storage=store).trials
+            for s in optuna.get_all_study_summaries(store)
+        }
+    finally:
+        close_storages()
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    for helper in ("tiny.py", name):
+        shutil.copy(SCRIPTS / helper, tmp_path / helper)
+    return tmp_path / name
+
+
+def test_a_failed_baseline_is_probed_again_and_kept(tmp_path: Path) -> None:
+    url, marker = f"sqlite:///{tmp_path / 'a.db'}", tmp_path / "installed"
+    first = _probe(SCRIPTS / "needs_file.py", url, "--", "--needs", str(marker))
+    assert first.returncode != 0
+    assert "No module named 'accelerate'" in first.stderr
+    marker.touch()  # the user installs what was missing
+    again = _probe(SCRIPTS / "needs_file.py", url, "--", "--needs", str(marker))
+    assert again.returncode == 0, again.stderr
+    summary = json.loads(again.stdout)
+    assert summary["recommended"] is not None
+    (trials,) = _studies(url).values()
+    baselines = [t for t in trials if t.user_attrs.get("role") == "baseline"]
+    assert [t.user_attrs["status"] for t in baselines] == ["crashed", "ok"]
+    assert summary["baseline"]["trial"] == baselines[-1].number
+
+
+def test_a_changed_script_is_measured_afresh_unless_resumed(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    script = _copy(tmp_path, "basic.py")
+    first = json.loads(_probe(script, url).stdout)
+    same = _probe(script, url)
+    assert json.loads(same.stdout)["study"] == first["study"]
+    assert "changed since" not in same.stderr
+    script.write_text(script.read_text() + "\n# edited: a new transform\n")
+    changed = _probe(script, url)
+    assert changed.returncode == 0, changed.stderr
+    assert f"changed since study {first['study']!r}" in changed.stderr
+    assert "--resume" in changed.stderr
+    fresh = json.loads(changed.stdout)["study"]
+    assert fresh == f"{first['study']}-2"
+    resumed = _probe(script, url, "--resume")
+    assert json.loads(resumed.stdout)["study"] == first["study"]
+    assert "changed since" not in resumed.stderr
+    forced = _probe(script, url, "--fresh")
+    assert json.loads(forced.stdout)["study"] == f"{first['study']}-3"
+    studies = _studies(url)
+    assert set(studies) == {first["study"], fresh, f"{first['study']}-3"}  # nothing deleted
+    # Resumed: the old study now stands for the edited script, so a plain rerun continues it.
+    again = _probe(script, url)
+    assert json.loads(again.stdout)["study"] == first["study"]
+    assert "changed since" not in again.stderr
+
+
+def test_a_short_script_gets_a_verdict_and_its_own_settings(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    done = _probe(SCRIPTS / "ends_early.py", url, "--", "--epochs", "2")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert "ends before a steady rate can be measured" in summary["verdict"]
+    assert "not worth tuning" in summary["verdict"]
+    assert "pass a larger --epochs" in summary["verdict"]
+    assert summary["recommended"]["config"] == summary["baseline"]["config"]
+    assert summary["speedup"] == 1.0
+    assert summary["stop_reason"] == summary["verdict"]
+
+
+def test_reading_commands_do_not_create_a_storage(tmp_path: Path) -> None:
+    missing = tmp_path / "never.db"
+    for args in (["studies"], ["best", "x"], ["worker", "--study", "x"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "autotune.cli", *args, "--storage", f"sqlite:///{missing}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode != 0, args
+        assert "Traceback" not in done.stderr
+        assert str(missing) in done.stderr
+        assert not missing.exists(), args
+    worker = done.stderr
+    assert "local to the machine" in worker and "PostgreSQL" in worker

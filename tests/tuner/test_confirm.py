@@ -1,0 +1,183 @@
+"""Confirmation re-measures only when that can change the pick; pure, with a recording probe."""
+
+from __future__ import annotations
+
+import pytest
+
+from autotune.contract import LoaderConfig, ProbeResult
+from autotune.tuner._confirm import (
+    Candidate,
+    confirm,
+    confirm_plan,
+    confirmation_plan,
+    drift_between_probes,
+    interval_coverage,
+)
+
+KEYS = {
+    "winner",
+    "median",
+    "ci95",
+    "fastest",
+    "baseline_median",
+    "probe_seconds",
+    "candidates",
+    "skipped",
+    "why",
+    "interval",
+}
+
+
+def cand(trial: int, workers: int, windows: list[float]) -> Candidate:
+    config = LoaderConfig() if workers < 0 else LoaderConfig(num_workers=workers)
+    return Candidate(trial, config, list(windows))
+
+
+class Recorder:
+    """A probe that records what it was asked to run and answers from a table."""
+
+    def __init__(self, rates: dict[int, list[float]]) -> None:
+        self.rates = rates
+        self.calls: list[int] = []
+
+    def __call__(self, c: Candidate) -> ProbeResult:
+        self.calls.append(c.trial)
+        return ProbeResult(windows=list(self.rates[c.trial]), wall_s=8.0)
+
+
+def test_a_far_winner_runs_no_probe() -> None:
+    base = cand(0, -1, [200, 210, 205, 212])
+    pool = [base, cand(1, 8, [2000, 2050, 2020, 2040]), cand(2, 32, [3900, 4000, 3950, 4020])]
+    plan = confirmation_plan(pool, base, 2)
+    assert plan.skipped
+    assert [c.trial for c in plan.candidates] == [2]
+    probe = Recorder({})
+    result = confirm_plan(plan, probe)
+    assert probe.calls == []
+    assert set(result) == KEYS
+    assert result["skipped"] is True
+    assert result["winner"] == 2
+    assert result["probe_seconds"] == 0.0
+    assert result["median"] == pytest.approx(3975)
+    assert result["ci95"] == [3900, 4020]  # 4 windows: the full range
+    assert result["baseline_median"] == pytest.approx(207.5)  # its own measured median
+    assert "4 windows of one probe" in result["interval"]
+    assert "87.5%" in result["interval"]
+    assert "beats every other config and the baseline" in result["why"]
+
+
+def test_close_contenders_are_re_measured_without_a_far_baseline() -> None:
+    base = cand(0, -1, [200, 210, 205, 212])
+    pool = [base, cand(1, 8, [3800, 3900, 3850, 3950]), cand(2, 32, [3900, 4000, 3950, 4020])]
+    plan = confirmation_plan(pool, base, 2)
+    assert not plan.skipped
+    assert not plan.remeasure_baseline
+    assert [c.trial for c in plan.candidates] == [2, 1]
+    probe = Recorder({1: [3900, 3950, 3920, 3940], 2: [3910, 3930, 3950, 3920]})
+    result = confirm_plan(plan, probe)
+    assert probe.calls == [2, 1]
+    assert result["skipped"] is False
+    assert result["probe_seconds"] == 16.0
+    assert "8 windows over 2 interleaved probes" in result["interval"]
+    # Within noise of each other: the cheaper config (8 workers) wins.
+    assert result["winner"] == 1
+    assert result["baseline_median"] == pytest.approx(207.5)
+
+
+def test_a_winner_near_the_baseline_re_measures_the_baseline() -> None:
+    base = cand(0, -1, [2900, 2950, 3000, 2980])
+    pool = [base, cand(1, 2, [2990, 3050, 3020, 3010]), cand(2, 8, [1500, 1550, 1520, 1510])]
+    plan = confirmation_plan(pool, base, 1)
+    assert plan.remeasure and plan.remeasure_baseline
+    assert [c.trial for c in plan.candidates] == [1]
+    probe = Recorder({0: [3000, 3010, 2990, 3005], 1: [3000, 3020, 2995, 3010]})
+    result = confirm_plan(plan, probe)
+    assert sorted(probe.calls) == [0, 1]
+    assert result["baseline_median"] == pytest.approx(2995)  # re-measured windows pooled
+    assert "within 3% of the baseline" in result["why"]
+
+
+def test_a_close_baseline_in_the_race_is_run_once_as_a_candidate() -> None:
+    base = cand(0, -1, [2900, 2950, 3000, 2980])
+    pool = [base, cand(1, 2, [2990, 3050, 3020, 3010])]
+    plan = confirmation_plan(pool, base, 2)
+    assert plan.remeasure and not plan.remeasure_baseline
+    probe = Recorder({0: [2950, 2960, 2970, 2980], 1: [3000, 3020, 2995, 3010]})
+    result = confirm_plan(plan, probe)
+    assert sorted(probe.calls) == [0, 1]
+    assert result["probe_seconds"] == 16.0  # the baseline is counted once
+    # Within noise: the script as written (0 workers) is the cheaper config.
+    assert result["winner"] == 0
+
+
+def test_cheaper_config_within_noise_wins_on_the_unconditional_path() -> None:
+    a, b, base = (
+        cand(1, 4, [1000, 1010, 990, 1005]),
+        cand(2, 16, [1010, 1015, 1000, 1020]),
+        cand(0, -1, [100, 105]),
+    )
+    probe = Recorder({1: [1000, 1005], 2: [1008, 1012], 0: [101, 104]})
+    result = confirm([b, a], base, probe)
+    assert probe.calls == [2, 1, 0]  # the baseline interleaved, once
+    assert set(result) == KEYS
+    assert result["winner"] == 1
+    assert result["fastest"] == 2
+    assert result["skipped"] is False
+    assert all(c["runs"] == 2 for c in result["candidates"])
+
+
+def test_a_drift_seen_between_repeat_probes_widens_the_margin() -> None:
+    # Trial 2 is 8% ahead of trial 1, but the same config measured 15% apart in two probes.
+    base = cand(0, -1, [200, 210])
+    pool = [
+        base,
+        cand(1, 8, [3600, 3620, 3610, 3630]),
+        cand(2, 32, [3900, 3920, 3910, 3930]),
+        cand(3, 32, [3400, 3420, 3410, 3430]),
+    ]
+    assert drift_between_probes(pool) == pytest.approx(3915 / 3415 - 1)
+    assert not confirmation_plan(pool, base, 2).skipped
+    assert confirmation_plan(pool[:3], base, 2).skipped
+    assert not confirmation_plan(pool[:3], base, 2, drift=0.1).skipped
+
+
+def test_a_single_config_or_limit_one_decides_without_probes() -> None:
+    base = cand(0, -1, [200, 210])
+    only = confirmation_plan([base], base, 2)
+    assert only.skipped and "only #0" in only.why
+    assert confirm_plan(only, Recorder({}))["winner"] == 0
+    close = [base, cand(1, 8, [3800, 3900]), cand(2, 32, [3850, 3950])]
+    one = confirmation_plan(close, base, 1)
+    assert one.skipped and [c.trial for c in one.candidates] == [2]
+    assert "#2 leads #1 by less than 3%, but a limit of 1" in one.why
+    assert confirmation_plan([], None, 2).candidates == []
+
+
+def test_failed_re_measure_keeps_the_search_windows() -> None:
+    a, b = cand(1, 4, [1000, 1010]), cand(2, 16, [1005, 1012])
+    plan = confirmation_plan([a, b], None, 2)
+
+    def broken(c: Candidate) -> ProbeResult:
+        return ProbeResult(status="crashed", wall_s=2.0)
+
+    result = confirm_plan(plan, broken)
+    assert result["probe_seconds"] == 4.0
+    assert "of one probe" in result["interval"]
+    assert result["baseline_median"] is None
+
+
+def test_interval_coverage_is_the_order_statistics_truth() -> None:
+    assert interval_coverage(4) == pytest.approx(14 / 16)
+    assert interval_coverage(5) == pytest.approx(30 / 32)
+    assert 0 < interval_coverage(8) < 1
+
+
+def test_a_close_baseline_outside_the_top_joins_the_round_once() -> None:
+    base = cand(0, -1, [2950, 2960, 2970, 2980])
+    pool = [base, cand(1, 2, [2990, 3050, 3020, 3010]), cand(2, 4, [3000, 3040, 3030, 3020])]
+    plan = confirmation_plan(pool, base, 2)
+    assert [c.trial for c in plan.candidates] == [2, 1]
+    assert plan.remeasure_baseline
+    probe = Recorder({0: [2960], 1: [3010], 2: [3020]})
+    confirm_plan(plan, probe, rounds=2)
+    assert probe.calls == [2, 1, 0, 2, 1]  # interleaved; the baseline once
