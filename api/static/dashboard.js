@@ -105,7 +105,7 @@ const autotune = (() => {
   }
   function memoryNote() {
     return `<p class="muted" id="memory-definition">Host memory of a trial is the proportional set size (PSS) of its
-      process tree: pages that DataLoader workers share copy-on-write with the main process count once.</p>`;
+      process tree, plus each process's page tables: pages that DataLoader workers share copy-on-write with the main process count once.</p>`;
   }
   function diagnosisHtml(study) {
     const d = study.diagnosis;
