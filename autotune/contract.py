@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -127,6 +129,11 @@ class ProbeSettings:
     steady_tolerance: float = 0.05
     window_s: float = 1.5
     windows: int = 5
+    # Adaptive length: from this many windows on, a probe whose windows already agree within
+    # ``settled_spread`` ((max - min) / median) stops early; 0 always measures ``windows``.
+    # More windows would only narrow an interval that is already narrow.
+    min_windows: int = 0
+    settled_spread: float = 0.05
     min_batches_per_window: int = 3
     ceiling_cache_batches: int = 8
     # Mode "ceiling" also measures the transport ceiling (cached samples through the loader's
@@ -135,6 +142,16 @@ class ProbeSettings:
     transport_workers: int = 8
     max_host_mem_bytes: int | None = None
     sample_interval_s: float = 0.1
+
+    def enough(self, windows: Sequence[float]) -> bool:
+        """Whether a probe with these windows is done measuring."""
+        n = len(windows)
+        if n >= self.windows:
+            return True
+        if not self.min_windows or n < self.min_windows:
+            return False
+        mid = statistics.median(windows)
+        return mid > 0 and (max(windows) - min(windows)) / mid <= self.settled_spread
 
 
 @dataclass(frozen=True)

@@ -395,7 +395,21 @@ class _Counting(BaseRunner):
         result = self.inner.run(target, config, **kwargs)
         rate = f"{result.samples_per_s:,.0f}/s" if result.samples_per_s else result.status
         mode = "" if config.mode == "measure" else f" ({config.mode})"
-        self.prober.log(f"    [{self.arm}] {_label(config.loader)}{mode}: {rate}")
+        self.prober.log(
+            f"    [{self.arm}] {_label(config.loader)}{mode}: {rate} "
+            f"({len(result.windows)} windows, {result.wall_s or 0:.1f}s)"
+        )
+        self.prober.history.append(
+            {
+                "arm": self.arm,
+                "mode": config.mode,
+                "config": config.loader.to_dict(),
+                "status": result.status,
+                "samples_per_s": result.samples_per_s,
+                "windows": len(result.windows),
+                "wall_s": result.wall_s,
+            }
+        )
         return result
 
 

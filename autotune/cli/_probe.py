@@ -136,6 +136,13 @@ def probe(
     ),
     window: float = typer.Option(1.5, "--window", min=0.05, help="Seconds per measurement window."),
     windows: int = typer.Option(5, "--windows", min=2, help="Measurement windows per probe."),
+    min_windows: int = typer.Option(
+        2,
+        "--min-windows",
+        min=1,
+        help="A probe stops after this many windows once they agree within 5%% "
+        "(set it to --windows to always measure them all).",
+    ),
     max_workers: int | None = typer.Option(
         None, "--max-workers", min=0, help="Upper bound of num_workers searched."
     ),
@@ -143,7 +150,7 @@ def probe(
         False, "--tune-batch-size", help="Also search batch size (changes training)."
     ),
     patience: int = typer.Option(
-        4, "--patience", min=1, help="Stop after this many trials with no gain beyond noise."
+        2, "--patience", min=1, help="Stop after this many trials with no gain beyond noise."
     ),
     max_host_mem: float | None = typer.Option(
         None,
@@ -217,6 +224,7 @@ def probe(
         tune_batch_size=tune_batch_size,
         max_workers=max_workers,
         patience=patience,
+        min_windows=min(min_windows, windows),
         max_gpu_mem_bytes=int(max_gpu_mem * 2**30) if max_gpu_mem else None,
         search=not workers_only,
     )

@@ -195,7 +195,7 @@ class Meter:
         self._window_start = now
         self._window_samples = 0
         self._window_batches = 0
-        if len(self.windows) >= self.settings.windows:
+        if self.settings.enough(self.windows):
             self.measuring = False
             self.done = True
             self.measure_end = now

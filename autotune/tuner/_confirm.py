@@ -1,9 +1,11 @@
 """Confirmation: re-measure the top configs interleaved, only when that can change the pick.
 
-One lucky probe never decides a close race. When the leaders are within noise of each other
-(or the leader is within noise of the script as written), they are re-run A B C (base) A B C
-..., so drift on a shared machine hits them alike; their windows are pooled; the winner is the
-cheapest config whose median is within noise of the fastest.
+One lucky probe never decides whether there is a gain at all. When the leader is within noise
+of the script as written, the leaders and the baseline are re-run A B C (base) ..., so drift on
+a shared machine hits them alike; their windows are pooled; the winner is the cheapest config
+whose median is within noise of the fastest. Leaders within noise of each other but clearly
+above the baseline are a tie on a plateau: the cheapest of them is recommended without probes,
+since a re-measure could only split a tie that noise already calls even.
 
 When one config wins by far more than the noise (its slowest window beats every other
 config's fastest window by the margin, the baseline's included), a re-measure cannot change
@@ -119,10 +121,10 @@ def confirmation_plan(
     """Re-measure only when it could change the recommendation or the speedup.
 
     The margin is the noise floor, or the drift between probes when larger (``drift``
-    given, or read off configs the study probed twice). Re-measure when another config is
-    not ``separated`` from the leader (the top ``limit`` of them go), or when the leader is
-    not separated from the baseline (leader and baseline go). Skip otherwise. ``limit`` < 2
-    never re-measures for a close race (there would be nothing to compare it with).
+    given, or read off configs the study probed twice). Re-measure when the leader is not
+    ``separated`` from the baseline: with the top ``limit`` configs when others are close to
+    it, else the leader alone (with the baseline). Configs close to each other but clearly
+    above the baseline are a tie, decided by cost without probes. Skip otherwise.
     """
     measured = [c for c in pool if c.windows]
     base = baseline if baseline is not None and baseline.windows else None
@@ -137,13 +139,27 @@ def confirmation_plan(
         in_round = base is not None and any(c is base or c.config == base.config for c in chosen)
         again = base is not None and not in_round and not separated(leader, base, margin)
         names = ", ".join(f"#{c.trial}" for c in chosen)
+        if in_round or again:
+            # Whether there is any gain over the script as written is in question.
+            return Plan(
+                chosen,
+                base,
+                True,
+                again,
+                f"{names} are within {pct} of each other and of the baseline: "
+                "re-measured interleaved" + (", with the baseline" if again else ""),
+                margin,
+            )
+        # A tie well above the baseline: a re-measure would only split it, and the cheaper
+        # config is preferred within noise anyway.
         return Plan(
             chosen,
             base,
-            True,
-            again,
-            f"{names} are within {pct} of each other: re-measured interleaved"
-            + (", with the baseline" if again else ""),
+            False,
+            False,
+            f"{names} are within {pct} of each other, all clearly above the baseline: a tie, "
+            f"decided without a re-measure for the cheapest within {NOISE_FLOOR:.0%} of the "
+            "fastest",
             margin,
         )
     leader_is_base = base is not None and (leader is base or leader.config == base.config)

@@ -15,7 +15,13 @@ class TunerOptions:
     settings: ProbeSettings = field(default_factory=ProbeSettings)
     tune_batch_size: bool = False
     max_workers: int | None = None
-    patience: int = 4
+    # Two trials in a row without a gain beyond noise end the search: the seed is predicted
+    # from the baseline's own timings, so most of the gain comes first (issue 15).
+    patience: int = 2
+    # Probes end once this many windows agree (ProbeSettings.min_windows) unless the settings
+    # already say; 0 measures every window. Multi-rank probes always measure every window:
+    # one rank stopping early would leave the others blocked in a collective.
+    min_windows: int = 2
     confirm_top: int = 2
     ceiling: bool = True
     max_gpu_mem_bytes: int | None = None

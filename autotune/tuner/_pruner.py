@@ -7,23 +7,34 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune.tuner._noise import NOISE_FLOOR
 
+# One window far below the best is enough: a config at two thirds of the best is not one
+# noisy window away from winning, and its remaining windows cost as much as a good one's.
+FIRST_WINDOW_MARGIN = 0.33
+
 
 class WindowPruner(optuna.pruners.BasePruner):
     """Prune once ``min_windows`` windows are in and even the fastest of them is slower
-    than the slowest window of the best trial, by more than ``margin``.
+    than the slowest window of the best trial, by more than ``margin``; or after the first
+    window when it is below that by more than ``first_margin``.
 
     Windows of two probes are not paired, so a rank test such as Wilcoxon does not apply;
     a disjoint range is the plain, conservative test. Warm-up is never reported, so it is
     excluded by construction.
     """
 
-    def __init__(self, min_windows: int = 2, margin: float = 2 * NOISE_FLOOR) -> None:
+    def __init__(
+        self,
+        min_windows: int = 2,
+        margin: float = 2 * NOISE_FLOOR,
+        first_margin: float = FIRST_WINDOW_MARGIN,
+    ) -> None:
         self.min_windows = min_windows
         self.margin = margin
+        self.first_margin = first_margin
 
     def prune(self, study: optuna.Study, trial: FrozenTrial) -> bool:
         values = list(trial.intermediate_values.values())
-        if len(values) < self.min_windows:
+        if not values:
             return False
         best_low = None
         for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
@@ -33,4 +44,5 @@ class WindowPruner(optuna.pruners.BasePruner):
             best_low = low if best_low is None else max(best_low, low)
         if best_low is None:
             return False
-        return max(values) < best_low * (1 - self.margin)
+        margin = self.margin if len(values) >= self.min_windows else self.first_margin
+        return max(values) < best_low * (1 - margin)

@@ -19,6 +19,7 @@ from autotune.tuner._ceiling import (
     measure_ceiling,
     record_from_baseline,
 )
+from autotune.tuner._climb import back_off, climb
 from autotune.tuner._confirm import confirm_study
 from autotune.tuner._heartbeat import fail_stale_trials, heartbeat
 from autotune.tuner._options import Outcome, TunerOptions
@@ -30,7 +31,6 @@ from autotune.tuner._records import (
     measured,
     result_attrs,
     role,
-    trial_config,
     trial_result,
     trial_state,
     usable,
@@ -71,6 +71,10 @@ class Tuner:
         self._after_trial = after_trial or (lambda study: None)
         self._started = time.monotonic()
         self._last_space: SearchSpace | None = None
+        settings = options.settings
+        if not settings.min_windows and options.min_windows and target.nproc_per_node == 1:
+            settings = replace(settings, min_windows=min(options.min_windows, settings.windows))
+        self._settings = settings
 
     # --- helpers ----------------------------------------------------------------------------
     def _trials(self) -> list[FrozenTrial]:
@@ -92,7 +96,7 @@ class Tuner:
     ) -> ProbeResult:
         return self.runner.run(
             self.target,
-            TrialConfig(loader=config, settings=self.options.settings, mode=mode),
+            TrialConfig(loader=config, settings=self._settings, mode=mode),
             timeout_s=self.options.trial_timeout_s,
             on_window=on_window,
         )
@@ -251,28 +255,6 @@ class Tuner:
         if configs:
             self.reporter.note(f"  {seed.note()}")
 
-    def _back_off(self, trial_number: int, config: LoaderConfig, result: ProbeResult) -> None:
-        """A trial that crashed, hung or ran out of memory with more workers than any that
-        worked caps the worker range below it, and the midpoint is tried next. Worker
-        counts fail for reasons that grow with the count (open files, memory, processes)."""
-        workers = config.num_workers or 0
-        if result.status not in ("crashed", "hung", "oom", "over_memory") or workers <= 1:
-            return
-        working = [(trial_config(t).num_workers or 0) for t in self._trials() if usable(t)]
-        floor = max(working, default=0)
-        if workers <= floor:
-            return
-        cap = min(int(self.study.user_attrs.get("worker_cap", workers)), workers - 1)
-        self.study.set_user_attr("worker_cap", cap)
-        retry = max(floor + 1, (floor + workers) // 2)
-        if retry >= workers or self._last_space is None:
-            return
-        params = self._last_space.params(replace(config, num_workers=retry))
-        self.study.enqueue_trial(params, user_attrs={"role": "seeded"}, skip_if_exists=True)
-        self.reporter.note(
-            f"  #{trial_number} failed with {workers} workers: capping at {cap}, trying {retry}"
-        )
-
     def _stop(self) -> str | None:
         self._check_ceiling()
         trials = self._trials()
@@ -302,6 +284,8 @@ class Tuner:
         if cap is not None and cap < space.max_workers:
             space = replace(space, max_workers=max(0, int(cap)))
         self._last_space = space
+        if not self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
+            climb(self.study, space, self.reporter.note)
         with warnings.catch_warnings():
             # Heartbeats work with ask/tell too: `heartbeat()` beats around each probe.
             warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed")
@@ -366,7 +350,7 @@ class Tuner:
             baseline.value if baseline is not None else None,
         )
         if state == TrialState.FAIL:
-            self._back_off(trial.number, config, result)
+            back_off(self.study, trial.number, config, result, self._last_space, self.reporter.note)
         self._after_trial(self.study)
 
     def _confirm(self) -> None:

@@ -47,6 +47,8 @@ def save_options(study: optuna.Study, options: TunerOptions) -> None:
             "tune_batch_size": options.tune_batch_size,
             "max_workers": options.max_workers,
             "max_gpu_mem_bytes": options.max_gpu_mem_bytes,
+            "patience": options.patience,
+            "min_windows": options.min_windows,
         },
     )
 

@@ -88,6 +88,8 @@ class FakeRunner(BaseRunner):
             if on_window is not None and on_window(i, windows[-1]):
                 # Like the real runner: a probe killed mid-run reports only its windows.
                 return ProbeResult(status="pruned", windows=windows, wall_s=1.0)
+            if config.settings.enough(windows):
+                break  # like the real meter: windows that agree end the probe early
         workers = applied.num_workers or 0
         step = self.batch / mean
         if config.mode == "ceiling":

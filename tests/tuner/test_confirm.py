@@ -66,22 +66,33 @@ def test_a_far_winner_runs_no_probe() -> None:
     assert "beats every other config and the baseline" in result["why"]
 
 
-def test_close_contenders_are_re_measured_without_a_far_baseline() -> None:
+def test_close_contenders_far_above_the_baseline_are_a_tie_decided_by_cost() -> None:
     base = cand(0, -1, [200, 210, 205, 212])
-    pool = [base, cand(1, 8, [3800, 3900, 3850, 3950]), cand(2, 32, [3900, 4000, 3950, 4020])]
+    pool = [base, cand(1, 8, [3900, 3960, 3930, 3950]), cand(2, 32, [3900, 4000, 3950, 4020])]
     plan = confirmation_plan(pool, base, 2)
-    assert not plan.skipped
-    assert not plan.remeasure_baseline
+    assert plan.skipped
     assert [c.trial for c in plan.candidates] == [2, 1]
-    probe = Recorder({1: [3900, 3950, 3920, 3940], 2: [3910, 3930, 3950, 3920]})
+    probe = Recorder({})
     result = confirm_plan(plan, probe)
-    assert probe.calls == [2, 1]
-    assert result["skipped"] is False
-    assert result["probe_seconds"] == 16.0
-    assert "8 windows over 2 interleaved probes" in result["interval"]
-    # Within noise of each other: the cheaper config (8 workers) wins.
+    assert probe.calls == []
+    assert result["skipped"] is True
+    assert result["probe_seconds"] == 0.0
+    assert "a tie" in result["why"]
+    # Within noise of each other: the cheaper config (8 workers) wins, on its own windows.
     assert result["winner"] == 1
+    assert result["fastest"] == 2
+    assert result["ci95"] == [3900, 3960]
+    assert "4 windows of one probe" in result["interval"]
     assert result["baseline_median"] == pytest.approx(207.5)
+
+
+def test_a_tie_too_far_apart_for_cost_goes_to_the_fastest() -> None:
+    base = cand(0, -1, [200, 210])
+    # Windows overlap (a tie for the plan), but trial 1's median is 5% behind.
+    pool = [base, cand(1, 8, [3700, 3800, 3990, 3750]), cand(2, 32, [3900, 4000, 3950, 4020])]
+    plan = confirmation_plan(pool, base, 2)
+    assert plan.skipped and len(plan.candidates) == 2
+    assert confirm_plan(plan, Recorder({}))["winner"] == 2
 
 
 def test_a_winner_near_the_baseline_re_measures_the_baseline() -> None:
@@ -136,9 +147,10 @@ def test_a_drift_seen_between_repeat_probes_widens_the_margin() -> None:
         cand(3, 32, [3400, 3420, 3410, 3430]),
     ]
     assert drift_between_probes(pool) == pytest.approx(3915 / 3415 - 1)
-    assert not confirmation_plan(pool, base, 2).skipped
-    assert confirmation_plan(pool[:3], base, 2).skipped
-    assert not confirmation_plan(pool[:3], base, 2, drift=0.1).skipped
+    # With the drift, trials 2 and 1 are a tie; without it, trial 2 wins outright.
+    assert [c.trial for c in confirmation_plan(pool, base, 2).candidates] == [2, 1]
+    assert [c.trial for c in confirmation_plan(pool[:3], base, 2).candidates] == [2]
+    assert len(confirmation_plan(pool[:3], base, 2, drift=0.1).candidates) == 2
 
 
 def test_a_single_config_or_limit_one_decides_without_probes() -> None:
@@ -155,15 +167,21 @@ def test_a_single_config_or_limit_one_decides_without_probes() -> None:
 
 def test_failed_re_measure_keeps_the_search_windows() -> None:
     a, b = cand(1, 4, [1000, 1010]), cand(2, 16, [1005, 1012])
-    plan = confirmation_plan([a, b], None, 2)
 
     def broken(c: Candidate) -> ProbeResult:
         return ProbeResult(status="crashed", wall_s=2.0)
 
-    result = confirm_plan(plan, broken)
+    result = confirm([a, b], None, broken)
     assert result["probe_seconds"] == 4.0
     assert "of one probe" in result["interval"]
     assert result["baseline_median"] is None
+
+
+def test_a_tie_with_no_baseline_is_decided_by_cost() -> None:
+    a, b = cand(1, 4, [1000, 1010]), cand(2, 16, [1005, 1012])
+    plan = confirmation_plan([a, b], None, 2)
+    assert plan.skipped
+    assert confirm_plan(plan, Recorder({}))["winner"] == 1
 
 
 def test_interval_coverage_is_the_order_statistics_truth() -> None:

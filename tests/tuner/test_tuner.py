@@ -105,15 +105,17 @@ def test_patience_stops_a_flat_search() -> None:
     assert len([t for t in tuner.study.trials if t.user_attrs.get("duplicate_of") is None]) < 30
 
 
-def test_confirmation_reruns_top_configs_and_prefers_the_cheaper_within_noise() -> None:
+def test_a_tie_far_above_the_baseline_goes_to_the_cheaper_without_probes() -> None:
     runner = FakeRunner(load_s=0.1, compute_s=0.01)  # any >= 10 workers ties
     # No ceiling: the search goes on past the first hit, so tied configs are measured.
     tuner = make(runner, trials=8, patience=20, ceiling=False)
     tuner.run()
     confirmation = tuner.study.user_attrs["confirmation"]
-    assert not confirmation["skipped"], confirmation["why"]
+    assert confirmation["skipped"], confirmation["why"]
+    assert "a tie" in confirmation["why"]
+    assert confirmation["probe_seconds"] == 0.0
     assert len(confirmation["candidates"]) >= 2
-    assert all(c["runs"] >= 2 for c in confirmation["candidates"])
+    assert all(c["runs"] == 1 for c in confirmation["candidates"])
     lo, hi = confirmation["ci95"]
     assert lo <= confirmation["median"] <= hi
     assert confirmation["baseline_median"] is not None
