@@ -39,7 +39,9 @@ def _enqueue(study: optuna.Study, space: SearchSpace, config: LoaderConfig, work
     """Queue ``config`` with ``workers`` unless a trial already ran (or waits) with it."""
     wanted = replace(config, num_workers=workers)
     for t in study.get_trials(deepcopy=False):
-        if t.params and LoaderConfig.from_dict(t.params).merged_over(config) == wanted:
+        # A queued trial holds its settings as fixed params until it runs.
+        params = t.params or t.system_attrs.get("fixed_params")
+        if params and LoaderConfig.from_dict(params).merged_over(config) == wanted:
             return False
     study.enqueue_trial(space.params(wanted), user_attrs={"role": "seeded"}, skip_if_exists=True)
     return True

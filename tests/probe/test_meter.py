@@ -95,3 +95,22 @@ def test_one_slow_subwindow_inside_the_ramp_does_not_end_it(monkeypatch) -> None
     meter = _drive(monkeypatch, RAMP, gap, workers=10)
     assert meter.steady_state is True
     assert meter.measure_start is not None and meter.measure_start >= 10.0
+
+
+def test_the_meter_stops_once_two_windows_agree(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    settings = ProbeSettings(
+        warmup_batches=2, warmup_s=0.0, window_s=1.0, windows=4, min_windows=2,
+        min_batches_per_window=2,
+    )  # fmt: skip
+    # Steady batches give two equal windows; a rate that doubles after the first window
+    # never settles within 5%, so every window is measured.
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    for speedup, expected in ((1.0, 2), (2.0, 4)):
+        now[0] = 0.0
+        meter = Meter(settings)
+        meter.iter_started(0.0)
+        while not meter.done and now[0] < 100:
+            meter.record(now[0], now[0], 10)
+            now[0] += 0.5 / (speedup if meter.windows else 1.0)
+        assert len(meter.windows) == expected, meter.windows

@@ -1,0 +1,84 @@
+"""The worker line search: neighbours of the best, and the bracket a failure leaves."""
+
+from __future__ import annotations
+
+import optuna
+from optuna.trial import TrialState
+
+from autotune.contract import LoaderConfig, ProbeResult
+from autotune.tuner._climb import back_off, climb
+from autotune.tuner._records import frozen_from_result
+from autotune.tuner._space import SearchSpace
+
+SPACE = SearchSpace(max_workers=32)
+
+
+def _study() -> optuna.Study:
+    return optuna.create_study(direction="maximize")
+
+
+def _add(study: optuna.Study, workers: int, rate: float | None, role: str = "seeded") -> None:
+    config = LoaderConfig(num_workers=workers, prefetch_factor=2, persistent_workers=False)
+    status = "ok" if rate is not None else "crashed"
+    result = ProbeResult(
+        status=status, samples_per_s=rate, windows=[rate] * 3 if rate else [], applied_config=config
+    )
+    params = SPACE.params(config)
+    study.add_trial(frozen_from_result(result, role, params, SPACE.distributions(params)))
+
+
+def _queued(study: optuna.Study) -> list[int]:
+    waiting = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+    return [t.system_attrs["fixed_params"]["num_workers"] for t in waiting]
+
+
+def test_the_best_queues_half_its_workers_first_then_half_again_as_many() -> None:
+    study, notes = _study(), []
+    _add(study, 0, 100.0, role="baseline")
+    _add(study, 8, 400.0)
+    assert climb(study, SPACE, notes.append)
+    assert _queued(study) == [4]
+    assert climb(study, SPACE, notes.append)  # 4 waits already: it is not queued twice
+    assert _queued(study) == [4, 12]
+    assert not climb(study, SPACE, notes.append)
+    assert notes and "8 workers" in notes[0]
+
+
+def test_no_climb_from_the_baseline_or_past_the_space() -> None:
+    study = _study()
+    _add(study, 0, 100.0, role="baseline")
+    assert not climb(study, SPACE, lambda _: None)
+    _add(study, 32, 400.0)
+    _add(study, 16, 300.0)
+    # 48 is outside the space: the top neighbour is clamped to 32, already tried.
+    assert not climb(study, SPACE, lambda _: None)
+    assert _queued(study) == []
+
+
+def test_under_a_failure_cap_the_climb_takes_the_midpoint_while_the_bracket_is_wide() -> None:
+    study = _study()
+    _add(study, 0, 100.0, role="baseline")
+    _add(study, 8, 400.0)
+    _add(study, 4, 300.0)
+    study.set_user_attr("worker_cap", 20)
+    assert climb(study, SPACE, lambda _: None)
+    assert _queued(study) == [14]
+    narrow = _study()
+    _add(narrow, 8, 400.0)
+    _add(narrow, 4, 300.0)
+    narrow.set_user_attr("worker_cap", 9)  # 9 < 8 * 1.2: closed
+    assert not climb(narrow, SPACE, lambda _: None)
+
+
+def test_a_failure_above_every_working_count_caps_and_bisects() -> None:
+    study, notes = _study(), []
+    _add(study, 4, 300.0)
+    failed = LoaderConfig(num_workers=24, prefetch_factor=2, persistent_workers=False)
+    back_off(study, 2, failed, ProbeResult(status="crashed"), SPACE, notes.append)
+    assert study.user_attrs["worker_cap"] == 23
+    assert _queued(study) == [14]
+    assert "capping at 23" in notes[0]
+    # A failure at or below a count that worked says nothing about the count.
+    low = LoaderConfig(num_workers=3, prefetch_factor=2, persistent_workers=False)
+    back_off(study, 3, low, ProbeResult(status="crashed"), SPACE, notes.append)
+    assert study.user_attrs["worker_cap"] == 23 and len(notes) == 1
