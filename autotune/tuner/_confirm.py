@@ -5,7 +5,9 @@ of the script as written, the leaders and the baseline are re-run A B C (base) .
 a shared machine hits them alike; their windows are pooled; the winner is the cheapest config
 whose median is within noise of the fastest. Leaders within noise of each other but clearly
 above the baseline are a tie on a plateau: the cheapest of them is recommended without probes,
-since a re-measure could only split a tie that noise already calls even.
+since a re-measure could only split a tie that noise already calls even. When the fastest
+leader is also the cheapest, only it and the baseline are re-measured: the tie among the
+leaders is already its on both counts.
 
 When one config wins by far more than the noise (its slowest window beats every other
 config's fastest window by the margin, the baseline's included), a re-measure cannot change
@@ -139,6 +141,19 @@ def confirmation_plan(
         in_round = base is not None and any(c is base or c.config == base.config for c in chosen)
         again = base is not None and not in_round and not separated(leader, base, margin)
         names = ", ".join(f"#{c.trial}" for c in chosen)
+        if again and min(chosen, key=Candidate.cost) is leader:
+            # The tie among the leaders goes to the leader on cost as well as speed; only
+            # its gain over the script as written is in question.
+            return Plan(
+                [leader],
+                base,
+                True,
+                True,
+                f"{names} are within {pct} of each other, and #{leader.trial}, the fastest "
+                f"and the cheapest, is within {pct} of the baseline: both re-measured "
+                "interleaved",
+                margin,
+            )
         if in_round or again:
             # Whether there is any gain over the script as written is in question.
             return Plan(

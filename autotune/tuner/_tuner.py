@@ -303,8 +303,18 @@ class Tuner:
     def _duplicate_of(self, config: LoaderConfig) -> int | None:
         for t in self._trials():
             finished = t.state in (TrialState.COMPLETE, TrialState.FAIL) and measured(t)
-            if finished and role(t) != "baseline" and LoaderConfig.from_dict(t.params) == config:
-                return t.number
+            if not finished:
+                continue
+            if role(t) != "baseline":
+                if LoaderConfig.from_dict(t.params) == config:
+                    return t.number
+                continue
+            # The script as written, asked for explicitly: the baseline's windows measured it.
+            script = LoaderConfig.from_dict(t.user_attrs.get("script_config"))
+            if t.state == TrialState.COMPLETE and script.num_workers is not None:
+                same = config.merged_over(script).under_torch_rules() == script.under_torch_rules()
+                if same:
+                    return t.number
         return None
 
     def _run_trial(self, trial: optuna.Trial, config: LoaderConfig, trial_role: str) -> None:

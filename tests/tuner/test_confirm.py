@@ -199,3 +199,16 @@ def test_a_close_baseline_outside_the_top_joins_the_round_once() -> None:
     probe = Recorder({0: [2960], 1: [3010], 2: [3020]})
     confirm_plan(plan, probe, rounds=2)
     assert probe.calls == [2, 1, 0, 2, 1]  # interleaved; the baseline once
+
+
+def test_a_leader_that_is_fastest_and_cheapest_is_re_measured_alone_with_the_baseline() -> None:
+    base = cand(0, -1, [2700, 2960, 2800, 2980])
+    pool = [base, cand(1, 2, [2990, 3050, 3020, 3010]), cand(2, 3, [2960, 3000, 2990, 3040])]
+    plan = confirmation_plan(pool, base, 2)
+    assert plan.remeasure and plan.remeasure_baseline
+    assert [c.trial for c in plan.candidates] == [1]
+    probe = Recorder({0: [2700], 1: [3010]})
+    result = confirm_plan(plan, probe, rounds=2)
+    assert probe.calls == [1, 0, 1]
+    assert result["winner"] == 1
+    assert "the fastest and the cheapest" in result["why"]

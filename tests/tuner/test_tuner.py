@@ -281,3 +281,18 @@ def test_a_pruned_trial_keeps_the_settings_it_was_asked_to_run() -> None:
     assert pruned
     for t in pruned:
         assert t.user_attrs["config"]["num_workers"] == t.params["num_workers"]
+
+
+def test_the_script_as_written_asked_for_again_is_the_baseline_not_a_probe() -> None:
+    runner = FakeRunner(load_s=0.001, compute_s=0.05)  # no input bottleneck: nothing seeded
+    tuner = make(runner, trials=6, patience=10, ceiling=False)
+    # A sampler that only ever proposes the script's own worker count (0).
+    tuner.study.sampler = optuna.samplers.PartialFixedSampler(
+        {"num_workers": 0}, tuner.study.sampler
+    )
+    outcome = tuner.run()
+    asked = [
+        t for t in tuner.study.trials if t.user_attrs.get("role") not in ("baseline", "seeded")
+    ]
+    assert asked and all(t.user_attrs.get("duplicate_of") == 0 for t in asked)
+    assert "exhausted" in outcome.stop_reason
