@@ -173,4 +173,6 @@ def seeds(
     found = [first]
     if cuda and workers == (script.num_workers or 0):
         found.append(LoaderConfig(num_workers=workers, device="cpu"))
-    return [c for c in found if c.merged_over(script) != script], seed
+    # With no workers torch ignores prefetch and persistence: such a seed is the baseline.
+    as_written = script.under_torch_rules()
+    return [c for c in found if c.merged_over(script).under_torch_rules() != as_written], seed

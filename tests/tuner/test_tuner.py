@@ -296,3 +296,13 @@ def test_the_script_as_written_asked_for_again_is_the_baseline_not_a_probe() -> 
     ]
     assert asked and all(t.user_attrs.get("duplicate_of") == 0 for t in asked)
     assert "exhausted" in outcome.stop_reason
+
+
+def test_no_seed_when_the_script_as_written_is_the_seed() -> None:
+    # No input bottleneck: the seed would keep the script's 0 workers, which the baseline
+    # measured already (prefetch and persistence mean nothing without workers).
+    runner = FakeRunner(load_s=0.001, compute_s=0.05)
+    tuner = make(runner, trials=3, patience=10, ceiling=False)
+    tuner.run()
+    seeded = [t for t in tuner.study.trials if t.user_attrs.get("role") == "seeded"]
+    assert all(t.params.get("num_workers") for t in seeded)
