@@ -211,6 +211,8 @@ class ProbeResult:
     worker_cpu_s: float | None = None
     measured_wall_s: float | None = None
     epoch_starts: int = 0
+    # True: epochs were short, so each window was one epoch's batches (probe/_meter.py).
+    epoch_windows: bool = False
     startup_fraction: float | None = None
     # The process tree's host memory at its peak, with pages that forked workers share with
     # their parent counted once (anonymous + shmem PSS, see probe/_sampler.py); the key keeps

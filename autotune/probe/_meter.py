@@ -8,6 +8,19 @@ was no more than ``steady_tolerance`` above the best sub-window before it.
 ``warmup_s``/``warmup_batches`` stay the minimum; ``max_warmup_s`` is the cap, after which
 measuring starts anyway with ``steady_state=False``.
 
+Short epochs with a costly start are measured in whole epochs. A loader can stall at every
+epoch start (the pipeline drains at the end of an epoch and refills at the start of the next:
+workers restart, or ``workers x prefetch_factor`` batches are produced at once), so batches
+arrive in bursts with a period of one epoch. Time windows shorter than that period land on a
+burst or on a stall (4,500 and 92 samples/s from one config), and their median is not the
+rate a long run sees. So when an epoch is expected to take at most ``EPOCH_WINDOW_SPAN`` x
+the planned measurement, the time windows go on until one of them holds an epoch start; if
+they then spread by more than ``EPOCH_SPREAD``, measuring restarts in windows of whole
+epochs (as many as make up ``window_s``): any run of an epoch's batches holds exactly one
+epoch start, whatever the phase, so each such window is the long-run rate. Otherwise the
+time windows stand. The progress file (the runner prunes on it) only sees windows that
+stand. Longer epochs keep time windows; their stalls are a smaller share of the epoch.
+
 This is the hot path: one ``__next__`` costs two ``perf_counter`` calls, two NVTX calls and a
 few attribute updates, all in microseconds.
 """
@@ -25,6 +38,12 @@ from autotune.probe._nvtx import NvtxRanges
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
 STEADY_SUBWINDOWS = 2
+# Epochs expected to take at most this many times ``windows x window_s`` are short: a probe
+# can afford to measure whole ones.
+EPOCH_WINDOW_SPAN = 2.0
+# Windows around an epoch start that spread this much ((max - min) / median) are bursts and
+# stalls, not noise: whole-epoch windows measure them.
+EPOCH_SPREAD = 0.3
 
 
 class ProbeDone(BaseException):
@@ -94,6 +113,15 @@ class Meter:
         self.startup_s = 0.0
         self._last_t: float | None = None
         self.workers = 0  # of the measured iterator, set before its first batch
+        # Batches per epoch of the measured iterator, when it has a length.
+        self.epoch_batches: int | None = None
+        # Short epochs: decided when measuring starts (the warm-up's rate).
+        self.short_epochs = False
+        # Windows of whole epochs instead of window_s: after a window with a costly start.
+        self.epoch_windows = False
+        self._starts_in_window = 0
+        self._window_starts: list[int] = []  # epoch starts per closed window
+        self._held: list[float] = []  # windows not yet written to the progress file
         self.steady_state: bool | None = None
         self._sub_s = settings.window_s / 3
         self._sub_start: float | None = None
@@ -120,6 +148,7 @@ class Meter:
         """An iterator delivered its first batch: worker start-up ends here."""
         if self.measuring:
             self.epoch_starts += 1
+            self._starts_in_window += 1
             self.startup_s += t1 - max(t_iter, self.measure_start or t_iter)
 
     def record(self, t0: float, t1: float, n: int) -> None:
@@ -136,10 +165,7 @@ class Meter:
             self._window_batches += 1
             self.measured_batches += 1
             self.measured_samples += n
-            if (
-                t1 - self._window_start >= self.settings.window_s
-                and self._window_batches >= self.settings.min_batches_per_window
-            ):
+            if self._window_full(t1):
                 self._close_window()
         elif not self.done:
             self._warming(t1, n)
@@ -177,9 +203,34 @@ class Meter:
             self.steady_state = True
             self._start_measuring()
 
+    def _window_full(self, t1: float) -> bool:
+        if self.epoch_windows and self.epoch_batches:
+            # Whole epochs, as many as make up window_s (tiny epochs are too short to time).
+            n = self._window_batches
+            return n % self.epoch_batches == 0 and t1 - self._window_start >= self.settings.window_s
+        return (
+            t1 - self._window_start >= self.settings.window_s
+            and self._window_batches >= self.settings.min_batches_per_window
+        )
+
+    def _short_epochs(self, now: float) -> bool:
+        """Whether an epoch, at the warm-up's best rate, fits the span a probe can measure."""
+        if not self.epoch_batches or not self.batches or self.first_batch_at is None:
+            return False
+        s = self.settings
+        rate = self._sub_best  # samples/s of the best warm-up sub-window
+        if not rate:
+            elapsed = now - self.first_batch_at
+            rate = self.samples / elapsed if elapsed > 0 else None
+        if not rate:
+            return False
+        epoch_s = self.epoch_batches * (self.samples / self.batches) / rate
+        return epoch_s <= EPOCH_WINDOW_SPAN * s.windows * s.window_s
+
     def _start_measuring(self) -> None:
         self._sync()
         now = perf_counter()
+        self.short_epochs = self._short_epochs(now)
         self.measuring = True
         self.measure_start = now
         self._window_start = now
@@ -191,16 +242,47 @@ class Meter:
         now = perf_counter()
         rate = self._window_samples / (now - self._window_start)
         self.windows.append(rate)
-        self._on_window(len(self.windows) - 1, rate)
+        self._window_starts.append(self._starts_in_window)
+        self._starts_in_window = 0
         self._window_start = now
         self._window_samples = 0
         self._window_batches = 0
-        if self.settings.enough(self.windows):
+        self._held.append(rate)
+        settled = self._epoch_stall_settled()
+        if settled:
+            first = len(self.windows) - len(self._held)
+            for i, held in enumerate(self._held):
+                self._on_window(first + i, held)
+            self._held.clear()
+        if settled and self.settings.enough(self.windows):
             self.measuring = False
             self.done = True
             self.measure_end = now
             self.on_measure_end()
             self._on_done()
+
+    def _epoch_stall_settled(self) -> bool:
+        """Whether the windows so far stand (False: still waiting for a window with an epoch
+        start). Switches to whole-epoch windows, dropping the time windows, when that window
+        is an outlier."""
+        if self.epoch_windows or not self.short_epochs:
+            return True
+        windows = self.windows
+        if not any(self._window_starts):
+            # An epoch is at most EPOCH_WINDOW_SPAN x the planned windows: one starts soon.
+            return len(windows) >= EPOCH_WINDOW_SPAN * self.settings.windows + 1
+        if len(windows) < 2:
+            return False
+        if all(self._window_starts):
+            return True  # every window holds a start (tiny epochs): each has its share
+        mid = statistics.median(windows)
+        if (max(windows) - min(windows)) > EPOCH_SPREAD * mid:
+            self.epoch_windows = True
+            self.windows.clear()
+            self._window_starts.clear()
+            self._held.clear()
+            return False
+        return True
 
     def summary(self) -> dict[str, Any]:
         """The measured figures; partial when the script ended before the last window."""
@@ -214,6 +296,7 @@ class Meter:
         if self.measure_start is not None and self.started_at is not None:
             out["steady_state"] = self.steady_state
             out["warmup_s_used"] = self.measure_start - self.started_at
+            out["epoch_windows"] = self.epoch_windows
         if self.windows:
             out["samples_per_s"] = statistics.median(self.windows)
         if self.steps:

@@ -39,6 +39,15 @@ def _cuda_sync() -> None:
         torch.cuda.synchronize()
 
 
+def _epoch_length(it: Iterator[Any]) -> int | None:
+    """Batches per epoch of a loader's iterator; None for a stream without a length."""
+    try:
+        n = len(it)  # type: ignore[arg-type]
+    except (TypeError, NotImplementedError, AttributeError):
+        return None
+    return n if isinstance(n, int) and n > 0 else None
+
+
 class ProbeSession:
     def __init__(self, script: str, args: list[str], config: TrialConfig) -> None:
         self.script = script
@@ -107,6 +116,8 @@ class ProbeSession:
             return source
         if not self.meter.measuring and not self.meter.done:
             self.meter.workers = max(self.meter.workers, int(getattr(it, "_num_workers", 0)))
+            if self.config.mode != "ceiling":
+                self.meter.epoch_batches = _epoch_length(it)
         self.meter.iter_started(t_iter)
         self.meter.add_wait(perf_counter() - t_iter)
         if self.config.mode == "ceiling":

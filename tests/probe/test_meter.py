@@ -114,3 +114,57 @@ def test_the_meter_stops_once_two_windows_agree(monkeypatch) -> None:  # type: i
             meter.record(now[0], now[0], 10)
             now[0] += 0.5 / (speedup if meter.windows else 1.0)
         assert len(meter.windows) == expected, meter.windows
+
+
+written: list[tuple[int, float]] = []
+
+
+def _bursty(monkeypatch, epoch_batches: int | None, stall: float = 1.0) -> Meter:  # type: ignore[no-untyped-def]
+    """A loader whose pipeline drains every epoch: a stall, then 40 batches 10 ms apart.
+    The windows written to the progress file land in ``written``."""
+    settings = ProbeSettings(
+        warmup_batches=2, warmup_s=0.0, window_s=0.3, windows=4, min_windows=2,
+        min_batches_per_window=2,
+    )  # fmt: skip
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    meter = Meter(settings, on_window=lambda i, v: written.append((i, v)))
+    meter.epoch_batches = epoch_batches
+    meter.iter_started(0.0)
+    i = 0
+    while not meter.done and now[0] < 1000:
+        start = i % 40 == 0
+        t_iter = now[0]
+        now[0] += stall if start else 0.01
+        if start:
+            meter.first_batch(t_iter, now[0])
+        meter.record(now[0], now[0], 4)
+        i += 1
+    return meter
+
+
+def test_short_epochs_are_measured_in_whole_epochs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    long_run = 40 * 4 / (1.0 + 39 * 0.01)  # samples per epoch / an epoch's time: 115/s
+    written.clear()
+    meter = _bursty(monkeypatch, epoch_batches=40)
+    assert meter.epoch_windows is True
+    # The time windows it dropped never reached the progress file (the runner prunes on it).
+    assert written == list(enumerate(meter.windows))
+    summary = meter.summary()
+    assert summary["epoch_windows"] is True
+    assert abs(summary["samples_per_s"] - long_run) / long_run < 0.02, summary["windows"]
+    # Without the epoch's length, 0.3 s windows mostly land inside bursts (400 samples/s)
+    # and their median is far from what a long run sees.
+    blind = _bursty(monkeypatch, epoch_batches=None).summary()
+    assert blind["epoch_windows"] is False
+    assert blind["samples_per_s"] > 1.5 * long_run
+
+
+def test_long_epochs_keep_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    meter = _bursty(monkeypatch, epoch_batches=100_000)
+    assert meter.epoch_windows is False
+
+
+def test_a_negligible_epoch_start_keeps_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A 5 ms start in a 0.4 s epoch moves the long-run rate by ~1%: not worth whole epochs.
+    assert _bursty(monkeypatch, epoch_batches=40, stall=0.005).epoch_windows is False

@@ -17,11 +17,23 @@ def _study() -> optuna.Study:
     return optuna.create_study(direction="maximize")
 
 
-def _add(study: optuna.Study, workers: int, rate: float | None, role: str = "seeded") -> None:
-    config = LoaderConfig(num_workers=workers, prefetch_factor=2, persistent_workers=False)
+def _add(
+    study: optuna.Study,
+    workers: int,
+    rate: float | None,
+    role: str = "seeded",
+    *,
+    prefetch: int = 2,
+    wait: float | None = None,
+) -> None:
+    config = LoaderConfig(num_workers=workers, prefetch_factor=prefetch, persistent_workers=False)
     status = "ok" if rate is not None else "crashed"
     result = ProbeResult(
-        status=status, samples_per_s=rate, windows=[rate] * 3 if rate else [], applied_config=config
+        status=status,
+        samples_per_s=rate,
+        windows=[rate] * 3 if rate else [],
+        applied_config=config,
+        data_wait_fraction=wait,
     )
     params = SPACE.params(config)
     study.add_trial(frozen_from_result(result, role, params, SPACE.distributions(params)))
@@ -42,6 +54,41 @@ def test_the_best_queues_half_its_workers_first_then_half_again_as_many() -> Non
     assert _queued(study) == [4, 12]
     assert not climb(study, SPACE, notes.append)
     assert notes and "8 workers" in notes[0]
+
+
+def _queued_configs(study: optuna.Study) -> list[tuple[int, int]]:
+    waiting = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+    return [
+        (
+            t.system_attrs["fixed_params"]["num_workers"],
+            t.system_attrs["fixed_params"]["prefetch_factor"],
+        )
+        for t in waiting
+    ]
+
+
+def test_a_best_that_still_waits_for_data_tries_a_deeper_prefetch_last() -> None:
+    study, notes = _study(), []
+    _add(study, 0, 100.0, role="baseline")
+    _add(study, 8, 400.0, wait=0.5)
+    _add(study, 4, 300.0)
+    _add(study, 12, 380.0)
+    assert climb(study, SPACE, notes.append)
+    assert _queued_configs(study) == [(8, 8)]
+    assert "prefetch_factor 8" in notes[0]
+    assert not climb(study, SPACE, notes.append)  # 8 x 8 waits: nothing new
+    # A best that is fed (little waiting) gains nothing from a deeper queue.
+    fed = _study()
+    _add(fed, 8, 400.0, wait=0.02)
+    _add(fed, 4, 300.0)
+    _add(fed, 12, 380.0)
+    assert not climb(fed, SPACE, lambda _: None)
+    # Nor does one already at the deepest prefetch.
+    deep = _study()
+    _add(deep, 8, 400.0, prefetch=8, wait=0.5)
+    _add(deep, 4, 300.0, prefetch=8)
+    _add(deep, 12, 380.0, prefetch=8)
+    assert not climb(deep, SPACE, lambda _: None)
 
 
 def test_no_climb_from_the_baseline_or_past_the_space() -> None:
