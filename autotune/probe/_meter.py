@@ -122,6 +122,7 @@ class Meter:
         self._starts_in_window = 0
         self._window_starts: list[int] = []  # epoch starts per closed window
         self._held: list[float] = []  # windows not yet written to the progress file
+        self._epochs_decided = False
         self.steady_state: bool | None = None
         self._sub_s = settings.window_s / 3
         self._sub_start: float | None = None
@@ -263,18 +264,22 @@ class Meter:
 
     def _epoch_stall_settled(self) -> bool:
         """Whether the windows so far stand (False: still waiting for a window with an epoch
-        start). Switches to whole-epoch windows, dropping the time windows, when that window
-        is an outlier."""
-        if self.epoch_windows or not self.short_epochs:
+        start). Switches to whole-epoch windows, dropping the time windows, when the windows
+        around an epoch start spread by more than EPOCH_SPREAD. Decided once: windows that
+        stood were written to the progress file."""
+        if self.epoch_windows or not self.short_epochs or self._epochs_decided:
             return True
         windows = self.windows
         if not any(self._window_starts):
             # An epoch is at most EPOCH_WINDOW_SPAN x the planned windows: one starts soon.
-            return len(windows) >= EPOCH_WINDOW_SPAN * self.settings.windows + 1
+            self._epochs_decided = len(windows) >= EPOCH_WINDOW_SPAN * self.settings.windows + 1
+            return self._epochs_decided
         if len(windows) < 2:
             return False
         if all(self._window_starts):
-            return True  # every window holds a start (tiny epochs): each has its share
+            # Every window holds a start (tiny epochs): each has its share of them.
+            self._epochs_decided = True
+            return True
         mid = statistics.median(windows)
         if (max(windows) - min(windows)) > EPOCH_SPREAD * mid:
             self.epoch_windows = True
@@ -282,6 +287,7 @@ class Meter:
             self._window_starts.clear()
             self._held.clear()
             return False
+        self._epochs_decided = True
         return True
 
     def summary(self) -> dict[str, Any]:
