@@ -1,21 +1,24 @@
 """A line search on the worker count, the setting that matters most, ahead of the sampler.
 
-- Climb: a trial that becomes the best queues its neighbours on the worker axis, half its
-  count and half again as many, so two probes tell whether the seed sits on a plateau (the
-  cheaper one is then recommended) or short of it. The sampler proposes what the queue does
-  not hold; the stop rule still decides when to stop.
-- Deepen: once both worker neighbours ran, a best that still waits for data queues itself
-  with four times the prefetch depth. Deeper queues smooth a bursty delivery (workers that
-  share too few cores, or latency with a long tail); one probe says whether they pay.
+- Climb: a trial that becomes the best queues its neighbours, the step most likely to pay
+  first. A best whose loading waits on latency (it still waits for data while its workers
+  leave the CPU idle) can only gain from more workers: half again as many, then four times
+  the prefetch depth. Any other best first tries half its count (a plateau, or workers
+  oversubscribing the cores: the cheaper one is then recommended), then, if it still waits
+  for data, the deeper queue (which smooths a bursty delivery by workers that share too few
+  cores), then half again as many. The sampler proposes what the queue does not hold; the
+  stop rule still decides when to stop.
 - Back off: worker counts fail for reasons that grow with the count (open files, memory,
   processes), so failing and working counts bracket a boundary. A failure above every count
-  that worked caps the range below it and queues the midpoint under it; a best trial below a
-  cap well above it queues the midpoint above it. Each probe halves the bracket, where the
+  that worked caps the range below it and queues the geometric midpoint of the bracket (the
+  worker axis is a scale: 1 and 64 bracket 8, not 32); a best trial below a cap well above
+  it climbs toward it, never past the midpoint. Each probe halves the bracket, where the
   sampler would walk down to the boundary one count at a time.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -23,7 +26,7 @@ import optuna
 from optuna.trial import FrozenTrial
 
 from autotune.contract import LoaderConfig, ProbeResult
-from autotune.tuner._diagnosis import INPUT_BOUND_WAIT
+from autotune.tuner._diagnosis import CPU_BUSY, INPUT_BOUND_WAIT, loader_cpu_per_s
 from autotune.tuner._records import role, trial_config, trial_result, usable
 from autotune.tuner._space import PREFETCH_MAX, SearchSpace
 
@@ -37,6 +40,12 @@ Note = Callable[[str], None]
 
 def _working(study: optuna.Study) -> list[FrozenTrial]:
     return [t for t in study.get_trials(deepcopy=False) if usable(t)]
+
+
+def _between(works: int, fails: int) -> int:
+    """The geometric midpoint of a bracket, strictly inside it when there is room."""
+    mid = round(math.sqrt(max(works, 1) * fails))
+    return max(works + 1, min(fails - 1, mid))
 
 
 def _enqueue(study: optuna.Study, space: SearchSpace, wanted: LoaderConfig) -> bool:
@@ -67,7 +76,7 @@ def back_off(
         return
     cap = min(int(study.user_attrs.get("worker_cap", workers)), workers - 1)
     study.set_user_attr("worker_cap", cap)
-    retry = max(floor + 1, (floor + workers) // 2)
+    retry = _between(floor, workers)
     if retry >= workers or space is None:
         return
     _enqueue(study, space, replace(config, num_workers=retry))
@@ -75,11 +84,9 @@ def back_off(
 
 
 def climb(study: optuna.Study, space: SearchSpace, note: Note) -> bool:
-    """Queue the next neighbour of the best trial so far, if one is untried: half its worker
-    count, then half again as many (below a failure cap: the midpoint up to it, while the
-    bracket is wide), then, if it still waits for data, four times its prefetch depth.
-    Called just before the sampler is asked, so nothing is left queued when the search
-    stops. False when there is none."""
+    """Queue the next untried neighbour of the best trial so far (see the module's
+    docstring for the order). Called just before the sampler is asked, so nothing is left
+    queued when the search stops. False when there is none."""
     best = max(_working(study), key=lambda t: t.value or 0.0, default=None)
     if best is None or role(best) == "baseline":
         return False
@@ -88,23 +95,30 @@ def climb(study: optuna.Study, space: SearchSpace, note: Note) -> bool:
     if not workers:
         return False
     cap = study.user_attrs.get("worker_cap")
+    above: int | None = min(space.max_workers, workers + (workers + 1) // 2)
     if cap is not None:
-        above = (workers + int(cap) + 1) // 2 if int(cap) > workers * (1 + CLOSED_GAP) else None
-    else:
-        above = min(space.max_workers, workers + (workers + 1) // 2)
-    for n in (workers // 2, above):
-        if n and n != workers and _enqueue(study, space, replace(config, num_workers=n)):
-            note(f"  #{best.number} is the best so far with {workers} workers: trying {n}")
-            return True
+        # Below a failure: toward it, never past the middle of the bracket, until closed.
+        wide = int(cap) > workers * (1 + CLOSED_GAP)
+        above = min(above or 0, _between(workers, int(cap) + 1)) if wide else None
     result = trial_result(best)
+    waits = result is not None and (result.data_wait_fraction or 0.0) >= INPUT_BOUND_WAIT
+    cpu = loader_cpu_per_s(result) if result is not None else None
+    latency_bound = waits and cpu is not None and cpu < CPU_BUSY
     prefetch = config.prefetch_factor or 2
-    deeper = min(PREFETCH_MAX, 4 * prefetch)
-    if (
-        result is not None
-        and (result.data_wait_fraction or 0.0) >= INPUT_BOUND_WAIT
-        and deeper > prefetch
-        and _enqueue(study, space, replace(config, prefetch_factor=deeper))
-    ):
-        note(f"  #{best.number} still waits for data: trying prefetch_factor {deeper}")
+    deeper = replace(config, prefetch_factor=min(PREFETCH_MAX, 4 * prefetch))
+    more = replace(config, num_workers=above) if above and above != workers else None
+    fewer = replace(config, num_workers=workers // 2) if workers // 2 else None
+    steps = [more, deeper if waits else None]
+    if not latency_bound:
+        steps = [fewer, deeper if waits else None, more]
+    for step in steps:
+        if step is None or step == config or not _enqueue(study, space, step):
+            continue
+        what = (
+            f"is the best so far with {workers} workers: trying {step.num_workers}"
+            if step.num_workers != workers
+            else f"still waits for data: trying prefetch_factor {step.prefetch_factor}"
+        )
+        note(f"  #{best.number} {what}")
         return True
     return False

@@ -25,7 +25,9 @@ def _add(
     *,
     prefetch: int = 2,
     wait: float | None = None,
+    cpu: float | None = None,
 ) -> None:
+    """``cpu``: CPU-seconds each worker burns per second (None: not measured)."""
     config = LoaderConfig(num_workers=workers, prefetch_factor=prefetch, persistent_workers=False)
     status = "ok" if rate is not None else "crashed"
     result = ProbeResult(
@@ -34,6 +36,8 @@ def _add(
         windows=[rate] * 3 if rate else [],
         applied_config=config,
         data_wait_fraction=wait,
+        measured_wall_s=10.0 if cpu is not None else None,
+        worker_cpu_s=cpu * 10.0 * workers if cpu is not None else None,
     )
     params = SPACE.params(config)
     study.add_trial(frozen_from_result(result, role, params, SPACE.distributions(params)))
@@ -102,14 +106,38 @@ def test_no_climb_from_the_baseline_or_past_the_space() -> None:
     assert _queued(study) == []
 
 
-def test_under_a_failure_cap_the_climb_takes_the_midpoint_while_the_bracket_is_wide() -> None:
+def test_a_latency_bound_best_only_climbs_up_then_deepens() -> None:
+    study, notes = _study(), []
+    _add(study, 0, 100.0, role="baseline")
+    _add(study, 8, 400.0, wait=0.6, cpu=0.05)  # waits for data, workers idle
+    assert climb(study, SPACE, notes.append)
+    assert climb(study, SPACE, notes.append)
+    assert not climb(study, SPACE, notes.append)
+    # Fewer workers could only wait longer: 4 is never tried.
+    assert _queued_configs(study) == [(12, 2), (8, 8)]
+    assert "trying 12" in notes[0] and "prefetch_factor 8" in notes[1]
+    # A best whose workers are busy on the CPU may oversubscribe the cores: fewer first.
+    busy = _study()
+    _add(busy, 8, 400.0, wait=0.6, cpu=0.9)
+    while climb(busy, SPACE, lambda _: None):
+        pass
+    assert _queued_configs(busy) == [(4, 2), (8, 8), (12, 2)]
+
+
+def test_under_a_failure_cap_the_climb_steps_up_but_never_past_the_middle() -> None:
     study = _study()
     _add(study, 0, 100.0, role="baseline")
     _add(study, 8, 400.0)
     _add(study, 4, 300.0)
-    study.set_user_attr("worker_cap", 20)
+    study.set_user_attr("worker_cap", 20)  # 21 failed: half again as many (12) is inside
     assert climb(study, SPACE, lambda _: None)
-    assert _queued(study) == [14]
+    assert _queued(study) == [12]
+    near = _study()
+    _add(near, 8, 400.0)
+    _add(near, 4, 300.0)
+    near.set_user_attr("worker_cap", 12)  # 13 failed: the geometric midpoint, 10
+    assert climb(near, SPACE, lambda _: None)
+    assert _queued(near) == [10]
     narrow = _study()
     _add(narrow, 8, 400.0)
     _add(narrow, 4, 300.0)
@@ -123,9 +151,22 @@ def test_a_failure_above_every_working_count_caps_and_bisects() -> None:
     failed = LoaderConfig(num_workers=24, prefetch_factor=2, persistent_workers=False)
     back_off(study, 2, failed, ProbeResult(status="crashed"), SPACE, notes.append)
     assert study.user_attrs["worker_cap"] == 23
-    assert _queued(study) == [14]
+    assert _queued(study) == [10]  # the geometric midpoint of 4 and 24
     assert "capping at 23" in notes[0]
     # A failure at or below a count that worked says nothing about the count.
     low = LoaderConfig(num_workers=3, prefetch_factor=2, persistent_workers=False)
     back_off(study, 3, low, ProbeResult(status="crashed"), SPACE, notes.append)
     assert study.user_attrs["worker_cap"] == 23 and len(notes) == 1
+
+
+def test_a_failure_far_above_the_script_as_written_retries_on_the_log_scale() -> None:
+    study = _study()
+    _add(study, 0, 100.0, role="baseline")
+    failed = LoaderConfig(num_workers=65, prefetch_factor=2, persistent_workers=False)
+    back_off(study, 1, failed, ProbeResult(status="crashed"), SPACE, lambda _: None)
+    assert _queued(study) == [8]  # sqrt(1 x 65), where halving would try 32, 16, then 8
+    edge = _study()
+    _add(edge, 8, 400.0)
+    failed = LoaderConfig(num_workers=10, prefetch_factor=2, persistent_workers=False)
+    back_off(edge, 2, failed, ProbeResult(status="crashed"), SPACE, lambda _: None)
+    assert _queued(edge) == [9]
