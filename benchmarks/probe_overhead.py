@@ -17,7 +17,8 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from autotune.contract import ProbeSettings
-from autotune.probe._meter import Meter, TimedIterator
+from autotune.probe._iterators import TimedIterator
+from autotune.probe._meter import Meter
 from autotune.probe._nvtx import NvtxRanges
 
 

@@ -21,20 +21,18 @@ epoch start, whatever the phase, so each such window is the long-run rate. Other
 time windows stand. The progress file (the runner prunes on it) only sees windows that
 stand. Longer epochs keep time windows; their stalls are a smaller share of the epoch.
 
-This is the hot path: one ``__next__`` costs two ``perf_counter`` calls, two NVTX calls and a
-few attribute updates, all in microseconds.
+The iterators that feed it batch by batch are in ``_iterators.py``.
 """
 
 from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from time import perf_counter
 from typing import Any
 
 from autotune.contract import ProbeSettings
-from autotune.probe._nvtx import NvtxRanges
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
 STEADY_SUBWINDOWS = 2
@@ -324,114 +322,6 @@ class Meter:
                     # Ended inside the first window: report what there was, flagged by status.
                     out["samples_per_s"] = self.measured_samples / wall
         return out
-
-
-# What comes after a meter is done: the next source and meter, or None to end the script.
-NextPhase = Callable[[], "tuple[Iterator[Any], Meter] | None"]
-
-
-class TimedIterator:
-    """Wraps the measured loader's iterator; delegates everything it does not time.
-
-    Once its meter is done it ends the script (``ProbeDone``), unless ``then`` gives a next
-    phase: the batch that closed the last window goes to the script, and the batches after it
-    come from the next source, timed by the next meter (mode "baseline": the replayed batches
-    of the compute ceiling).
-    """
-
-    __slots__ = ("_in_step", "_it", "_meter", "_nvtx", "_t_iter", "_then")
-
-    def __init__(
-        self,
-        it: Iterator[Any],
-        meter: Meter,
-        nvtx: NvtxRanges,
-        t_iter: float | None = None,
-        then: NextPhase | None = None,
-    ) -> None:
-        self._t_iter = t_iter
-        self._it = it
-        self._meter = meter
-        self._nvtx = nvtx
-        self._in_step = False
-        self._then = then
-
-    def _next_phase(self) -> Meter:
-        then, self._then = self._then, None
-        following = then() if then is not None else None
-        if following is None:
-            raise ProbeDone
-        self._it, self._meter = following
-        self._t_iter = None  # not an epoch start for the next meter
-        return self._meter
-
-    def __iter__(self) -> TimedIterator:
-        return self
-
-    def __next__(self) -> Any:
-        meter = self._meter
-        if meter.done:
-            meter = self._next_phase()
-        nvtx = self._nvtx
-        if self._in_step:
-            nvtx.pop()
-            self._in_step = False
-        nvtx.push_wait()
-        t0 = perf_counter()
-        try:
-            batch = next(self._it)
-        finally:
-            nvtx.pop()
-        t1 = perf_counter()
-        n = count_samples(batch)
-        if self._t_iter is not None:
-            meter.first_batch(self._t_iter, t1)
-            self._t_iter = None
-        meter.record(t0, t1, n)
-        if meter.done and self._then is None:
-            raise ProbeDone
-        nvtx.push_step()
-        self._in_step = True
-        return batch
-
-    def __len__(self) -> int:
-        return len(self._it)  # type: ignore[arg-type]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._it, name)
-
-
-class ReplayIterator:
-    """The compute ceiling: load a few batches once, then replay them with no data cost."""
-
-    __slots__ = ("_cache", "_i", "_it", "_size")
-
-    def __init__(self, it: Iterator[Any], size: int) -> None:
-        self._it = it
-        self._size = size
-        self._cache: list[Any] = []
-        self._i = 0
-
-    def __iter__(self) -> ReplayIterator:
-        return self
-
-    def __next__(self) -> Any:
-        if len(self._cache) < self._size:
-            try:
-                batch = next(self._it)
-            except StopIteration:
-                if not self._cache:
-                    raise
-                self._size = len(self._cache)
-            else:
-                self._cache.append(batch)
-                return batch
-        batch = self._cache[self._i % self._size]
-        self._i += 1
-        return batch
-
-    def __len__(self) -> int:
-        return len(self._it)  # type: ignore[arg-type]
 
 
 def progress_writer(path: str) -> Callable[[int, float], None]:

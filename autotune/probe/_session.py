@@ -22,7 +22,8 @@ from autotune.contract import (
 )
 from autotune.probe import _failure as failure
 from autotune.probe._gpu import GpuSampler, log
-from autotune.probe._meter import Meter, ProbeDone, ReplayIterator, TimedIterator, progress_writer
+from autotune.probe._iterators import ReplayIterator, TimedIterator
+from autotune.probe._meter import Meter, ProbeDone, progress_writer
 from autotune.probe._nvtx import NvtxRanges
 from autotune.probe._patch import LoaderPatch
 from autotune.probe._profile import ProfileTail

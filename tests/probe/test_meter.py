@@ -5,7 +5,7 @@ from collections.abc import Callable
 import torch
 
 from autotune.contract import ProbeSettings
-from autotune.probe._meter import Meter, ReplayIterator, count_samples
+from autotune.probe._meter import Meter, count_samples
 
 SETTINGS = ProbeSettings(
     warmup_batches=2, warmup_s=0.0, window_s=1.0, windows=3, min_batches_per_window=2
@@ -34,12 +34,6 @@ def test_windows_close_after_warmup(monkeypatch) -> None:  # type: ignore[no-unt
     assert summary["samples_per_s"] > 0
     assert 0 < summary["data_wait_fraction"] <= 1
     assert summary["step_p50_s"] > 0
-
-
-def test_replay_serves_cached_batches_forever() -> None:
-    source = iter([1, 2, 3])
-    replay = ReplayIterator(source, 2)
-    assert [next(replay) for _ in range(6)] == [1, 2, 1, 2, 1, 2]
 
 
 def _drive(monkeypatch, settings: ProbeSettings, gap: Callable[[float], float], workers: int):  # type: ignore[no-untyped-def]

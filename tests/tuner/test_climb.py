@@ -119,8 +119,9 @@ def test_a_latency_bound_best_only_climbs_up_then_deepens() -> None:
     # A best whose workers are busy on the CPU may oversubscribe the cores: fewer first.
     busy = _study()
     _add(busy, 8, 400.0, wait=0.6, cpu=0.9)
-    while climb(busy, SPACE, lambda _: None):
-        pass
+    for _ in range(3):
+        assert climb(busy, SPACE, lambda _: None)
+    assert not climb(busy, SPACE, lambda _: None)
     assert _queued_configs(busy) == [(4, 2), (8, 8), (12, 2)]
 
 

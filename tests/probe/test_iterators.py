@@ -1,0 +1,53 @@
+"""The timed iterator the script sees, and the replay that prices the step."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from autotune.contract import ProbeSettings
+from autotune.probe._iterators import ReplayIterator, TimedIterator
+from autotune.probe._meter import Meter, ProbeDone
+from autotune.probe._nvtx import NvtxRanges
+
+# Windows of a few microseconds: a meter over a list of batches is done within a few dozen.
+TINY = ProbeSettings(warmup_batches=2, warmup_s=0.0, window_s=1e-5, windows=2, min_windows=2)
+
+
+def test_replay_serves_cached_batches_forever() -> None:
+    source = iter([1, 2, 3])
+    replay = ReplayIterator(source, 2)
+    assert [next(replay) for _ in range(6)] == [1, 2, 1, 2, 1, 2]
+
+
+def test_the_timed_iterator_ends_the_script_once_its_meter_is_done() -> None:
+    batches = [torch.zeros(4, 3) for _ in range(10_000)]
+    meter = Meter(TINY)
+    it = TimedIterator(iter(batches), meter, NvtxRanges())
+    served = 0
+    with pytest.raises(ProbeDone):
+        for batch in it:
+            assert batch.shape == (4, 3)  # the script gets the loader's own batches
+            served += 1
+    assert meter.done and 0 < served < len(batches)
+    assert meter.summary()["samples_per_s"] > 0
+
+
+def test_a_next_phase_takes_over_from_the_batch_after_the_last_window() -> None:
+    first = Meter(TINY)
+    second = Meter(TINY)
+    replayed = ReplayIterator(iter([torch.ones(2, 3)] * 3), 3)
+    it = TimedIterator(
+        iter([torch.zeros(4, 3) for _ in range(10_000)]),
+        first,
+        NvtxRanges(),
+        then=lambda: (replayed, second),
+    )
+    seen: list[int] = []
+    with pytest.raises(ProbeDone):
+        for batch in it:
+            seen.append(int(batch.shape[0]))
+    assert first.done and second.done
+    # Loader batches (4 samples) until the first meter is done, replayed ones (2) after.
+    switch = seen.index(2)
+    assert set(seen[:switch]) == {4} and set(seen[switch:]) == {2}
