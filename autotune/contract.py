@@ -16,6 +16,10 @@ from typing import Any, Literal
 
 CONFIG_ENV = "AUTOTUNE_PROBE_CONFIG"
 
+# The precision the tuner holds a ceiling to: a run within this share of one is at it. So a
+# ceiling's windows need agree no closer than this for its probe to stop.
+CEILING_GAP = 0.10
+
 # "baseline": "measure" (the script as written), then in the same process the compute ceiling
 # (the step replaying cached batches) and the transport ceiling, reported in ceiling_* and
 # transport_* fields: one start-up for the three.
@@ -143,6 +147,10 @@ class ProbeSettings:
     max_host_mem_bytes: int | None = None
     sample_interval_s: float = 0.1
 
+    def for_ceiling(self) -> ProbeSettings:
+        """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``."""
+        return dataclasses.replace(self, settled_spread=max(self.settled_spread, CEILING_GAP))
+
     def enough(self, windows: Sequence[float]) -> bool:
         """Whether a probe with these windows is done measuring."""
         n = len(windows)
@@ -152,6 +160,37 @@ class ProbeSettings:
             return False
         mid = statistics.median(windows)
         return mid > 0 and (max(windows) - min(windows)) / mid <= self.settled_spread
+
+
+@dataclass(frozen=True)
+class ProgressLine:
+    """One line of the progress file the probe appends to as it goes (JSON lines).
+
+    A closed window (``window``, ``samples_per_s``), so the runner can prune mid-trial; or
+    the last line, ``exit_code``: the result file is final and the script has unwound, so the
+    runner may end the process tree at once instead of waiting on the interpreter's exit
+    (torch's teardown, tens of workers reaped: 0.6-1 s a probe, measured).
+    """
+
+    window: int | None = None
+    samples_per_s: float | None = None
+    exit_code: int | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.exit_code is not None
+
+    def to_json(self) -> str:
+        if self.done:
+            return json.dumps({"done": True, "exit_code": self.exit_code})
+        return json.dumps({"window": self.window, "samples_per_s": self.samples_per_s})
+
+    @classmethod
+    def from_json(cls, text: str) -> ProgressLine:
+        raw = json.loads(text)
+        if raw.get("done"):
+            return cls(exit_code=int(raw.get("exit_code") or 0))
+        return cls(window=int(raw["window"]), samples_per_s=float(raw["samples_per_s"]))
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autotune.contract import ProbeSettings
+from autotune.contract import CEILING_GAP, ProbeSettings
 
 
 @pytest.mark.parametrize(
@@ -25,3 +25,11 @@ def test_without_min_windows_every_window_is_measured() -> None:
     settings = ProbeSettings(windows=3)
     assert not settings.enough([100.0, 100.0])
     assert settings.enough([100.0, 100.0, 100.0])
+
+
+def test_a_ceiling_settles_at_the_precision_it_is_used_to() -> None:
+    settings = ProbeSettings(windows=4, min_windows=2)
+    assert not settings.enough([100.0, 108.0])
+    assert settings.for_ceiling().enough([100.0, 108.0])  # within CEILING_GAP
+    assert not settings.for_ceiling().enough([100.0, 115.0])
+    assert settings.for_ceiling().settled_spread == CEILING_GAP

@@ -16,6 +16,15 @@ import sys
 import threading
 from typing import Any
 
+
+def cuda_sync() -> None:
+    """Wait for queued CUDA work, where this process has a CUDA context (never makes one)."""
+    import torch
+
+    if torch.cuda.is_available() and torch.cuda.is_initialized():  # type: ignore[no-untyped-call]
+        torch.cuda.synchronize()
+
+
 GPU_KEYS = (
     "device_name",
     "util_mean_pct",

@@ -18,6 +18,15 @@ from autotune.probe._nvtx import NvtxRanges
 NextPhase = Callable[[], "tuple[Iterator[Any], Meter] | None"]
 
 
+def epoch_length(it: Iterator[Any]) -> int | None:
+    """Batches per epoch of a loader's iterator; None for a stream without a length."""
+    try:
+        n = len(it)  # type: ignore[arg-type]
+    except (TypeError, NotImplementedError, AttributeError):
+        return None
+    return n if isinstance(n, int) and n > 0 else None
+
+
 class TimedIterator:
     """Wraps the measured loader's iterator; delegates everything it does not time.
 

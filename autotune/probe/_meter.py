@@ -26,13 +26,12 @@ The iterators that feed it batch by batch are in ``_iterators.py``.
 
 from __future__ import annotations
 
-import json
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from time import perf_counter
 from typing import Any
 
-from autotune.contract import ProbeSettings
+from autotune.contract import ProbeSettings, ProgressLine
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
 STEADY_SUBWINDOWS = 2
@@ -98,6 +97,7 @@ class Meter:
         self.first_batch_at: float | None = None
         self.batches = 0
         self.samples = 0
+        self._prewarmed = 0  # batches seen before the loader was chosen (``prewarm``)
         self.measuring = False
         self.done = False
         self.windows: list[float] = []
@@ -150,6 +150,17 @@ class Meter:
             self._starts_in_window += 1
             self.startup_s += t1 - max(t_iter, self.measure_start or t_iter)
 
+    def prewarm(self, delivered: Sequence[tuple[float, float, int]]) -> None:
+        """Batches (before, after, samples) the loader delivered before the probe chose it:
+        it already ran with the trial's settings, so they count toward the warm-up (a 0-worker
+        baseline at 128 ms a batch spent 1.2 s on them, then as long again warming up); they
+        never count toward a window, nor toward ``batches`` (the patch counts them)."""
+        for _t0, t1, n in delivered:
+            if self.measuring or self.done:
+                return
+            self._prewarmed += 1
+            self._warming(t1, n)
+
     def record(self, t0: float, t1: float, n: int) -> None:
         self.batches += 1
         self.samples += n
@@ -196,7 +207,7 @@ class Meter:
         self._sub_start, self._sub_samples, self._sub_batches = t1, 0, 0
         if (
             self._calm >= STEADY_SUBWINDOWS
-            and self.batches >= max(self._warmup_batches, 2 * self.workers)
+            and self.batches + self._prewarmed >= max(self._warmup_batches, 2 * self.workers)
             and since >= s.warmup_s
         ):
             self.steady_state = True
@@ -324,13 +335,13 @@ class Meter:
         return out
 
 
-def progress_writer(path: str) -> Callable[[int, float], None]:
-    """Appends one JSON line per closed window, so the runner can prune mid-trial."""
-    if not path:
-        return lambda i, v: None
-
-    def write(index: int, value: float) -> None:
+def append_progress(path: str, line: ProgressLine) -> None:
+    """One line of the progress file (``ProgressLine``); nothing when there is none."""
+    if path:
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"window": index, "samples_per_s": value}) + "\n")
+            fh.write(line.to_json() + "\n")
 
-    return write
+
+def progress_writer(path: str) -> Callable[[int, float], None]:
+    """Appends one line per closed window, so the runner can prune mid-trial."""
+    return lambda index, value: append_progress(path, ProgressLine(index, value))

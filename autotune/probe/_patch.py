@@ -31,13 +31,14 @@ from __future__ import annotations
 import inspect
 import sys
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from torch.utils.data import DataLoader
 
 from autotune.contract import LoaderConfig
+from autotune.probe._meter import count_samples
 
 if TYPE_CHECKING:
     from autotune.probe._ranks import RankSync
@@ -66,7 +67,10 @@ _EVAL_FUNCTIONS = {
     "transformers.trainer": frozenset({"evaluate", "evaluation_loop", "predict", "prediction_loop"})
 }
 
-Wrap = Callable[[Iterator[Any], float], Iterator[Any]]
+# A batch an audition saw: (before next(), after next(), samples).
+Delivery = tuple[float, float, int]
+# The measured iterator, when its iteration started, and what it delivered before it was chosen.
+Wrap = Callable[[Iterator[Any], float, Sequence[Delivery]], Iterator[Any]]
 
 
 def script_config(arguments: dict[str, Any]) -> LoaderConfig:
@@ -172,7 +176,17 @@ def _reinit(loader: Any, arguments: dict[str, Any]) -> None:
 class _Audition:
     """A candidate's iteration: counts batches until its loader is chosen or left."""
 
-    __slots__ = ("_it", "_loader", "_n", "_patch", "_t0", "_t_first", "closed", "measured")
+    __slots__ = (
+        "_delivered",
+        "_it",
+        "_loader",
+        "_n",
+        "_patch",
+        "_t0",
+        "_t_first",
+        "closed",
+        "measured",
+    )
 
     def __init__(self, patch: LoaderPatch, loader: Any, it: Iterator[Any], t0: float) -> None:
         self._patch = patch
@@ -181,6 +195,8 @@ class _Audition:
         self._t0 = t0
         self._t_first: float | None = None
         self._n = 0
+        # The chosen loader's first batches are its warm-up too: the meter is given them.
+        self._delivered: list[Delivery] = []
         self.closed = False  # reached its end, or a loader was chosen
         self.measured: Iterator[Any] | None = None
 
@@ -190,6 +206,7 @@ class _Audition:
     def __next__(self) -> Any:
         if self.measured is not None:
             return next(self.measured)
+        t0 = perf_counter()
         try:
             batch = next(self._it)
         except StopIteration:
@@ -197,12 +214,15 @@ class _Audition:
                 self._patch._choose(self._loader, self._t0, self._t_first, self._n)
             self.closed = True
             raise
+        t1 = perf_counter()
         self._n += 1
         if self._t_first is None:
-            self._t_first = perf_counter()
+            self._t_first = t1
+        if not self.closed:
+            self._delivered.append((t0, t1, count_samples(batch)))
         if self._n > CHOOSE_AFTER and not self.closed:
             self._patch._choose(self._loader, self._t0, self._t_first, self._n)
-            self.measured = self._patch._measure(self._it, self._t0)
+            self.measured = self._patch._measure(self._it, self._t0, self._delivered)
             self.closed = True
         return batch
 
@@ -325,8 +345,10 @@ class LoaderPatch:
         self._auditions.append(audition)
         return audition
 
-    def _measure(self, it: Iterator[Any], t0: float) -> Iterator[Any]:
-        measured = self._wrap(it, t0)
+    def _measure(
+        self, it: Iterator[Any], t0: float, delivered: Sequence[Delivery] = ()
+    ) -> Iterator[Any]:
+        measured = self._wrap(it, t0, delivered)
         if self._ranks is not None:
             return self._ranks.wrap(measured, it)
         return measured

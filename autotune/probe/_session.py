@@ -7,7 +7,7 @@ import os
 import runpy
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from time import perf_counter
@@ -17,36 +17,21 @@ from autotune.contract import (
     CONFIG_ENV,
     LoaderConfig,
     ProbeResult,
+    ProgressLine,
     Status,
     TrialConfig,
 )
 from autotune.probe import _failure as failure
-from autotune.probe._gpu import GpuSampler, log
-from autotune.probe._iterators import ReplayIterator, TimedIterator
-from autotune.probe._meter import Meter, ProbeDone, progress_writer
+from autotune.probe._gpu import GpuSampler, cuda_sync, log
+from autotune.probe._iterators import ReplayIterator, TimedIterator, epoch_length
+from autotune.probe._meter import Meter, ProbeDone, append_progress, progress_writer
 from autotune.probe._nvtx import NvtxRanges
-from autotune.probe._patch import LoaderPatch
+from autotune.probe._patch import Delivery, LoaderPatch
 from autotune.probe._profile import ProfileTail
 from autotune.probe._ranks import RankSync
 from autotune.probe._sampler import TreeSampler
 from autotune.probe._streams import CopyStats, StreamPrefetcher, make_streams
 from autotune.probe._transport import TransportResult, measure_transport
-
-
-def _cuda_sync() -> None:
-    import torch
-
-    if torch.cuda.is_available() and torch.cuda.is_initialized():  # type: ignore[no-untyped-call]
-        torch.cuda.synchronize()
-
-
-def _epoch_length(it: Iterator[Any]) -> int | None:
-    """Batches per epoch of a loader's iterator; None for a stream without a length."""
-    try:
-        n = len(it)  # type: ignore[arg-type]
-    except (TypeError, NotImplementedError, AttributeError):
-        return None
-    return n if isinstance(n, int) and n > 0 else None
 
 
 class ProbeSession:
@@ -62,9 +47,10 @@ class ProbeSession:
             on_over_budget=self._over_budget,
         )
         self.nvtx = NvtxRanges()
+        ceiling = config.mode == "ceiling"
         self.meter = Meter(
-            settings,
-            extra_warmup_batches=settings.ceiling_cache_batches if config.mode == "ceiling" else 0,
+            settings.for_ceiling() if ceiling else settings,
+            extra_warmup_batches=settings.ceiling_cache_batches if ceiling else 0,
             sync=self._sync,
             on_window=progress_writer(config.progress_path),
             on_done=self._measurement_done,
@@ -84,9 +70,9 @@ class ProbeSession:
             self.ceiling_status = "not measured: the baseline's windows were not complete"
             if ranks is None:
                 self.ceiling_meter = Meter(
-                    settings,
+                    settings.for_ceiling(),
                     extra_warmup_batches=settings.ceiling_cache_batches,
-                    sync=_cuda_sync,
+                    sync=cuda_sync,
                     on_done=self._ceiling_done,
                 )
             else:
@@ -105,7 +91,9 @@ class ProbeSession:
         self.transport: TransportResult | None = None
 
     # --- wiring -----------------------------------------------------------------------------
-    def _wrap(self, it: Iterator[Any], t_iter: float) -> Iterator[Any]:
+    def _wrap(
+        self, it: Iterator[Any], t_iter: float, delivered: Sequence[Delivery] = ()
+    ) -> Iterator[Any]:
         # The same prefetcher in measure and run modes: what was measured is what runs.
         # The ceiling replays the script's own (CPU) batches: it prices the step, not copies.
         if self.config.mode == "baseline" and (self._in_ceiling or self.meter.done):
@@ -118,15 +106,19 @@ class ProbeSession:
         if not self.meter.measuring and not self.meter.done:
             self.meter.workers = max(self.meter.workers, int(getattr(it, "_num_workers", 0)))
             if self.config.mode != "ceiling":
-                self.meter.epoch_batches = _epoch_length(it)
+                self.meter.epoch_batches = epoch_length(it)
         self.meter.iter_started(t_iter)
         self.meter.add_wait(perf_counter() - t_iter)
         if self.config.mode == "ceiling":
+            # Its warm-up must outlast the loading of the batches it replays: not prewarmed.
             source = ReplayIterator(it, self.config.settings.ceiling_cache_batches)
+        elif delivered:
+            self.meter.prewarm(delivered)
         then = None
         if self.ceiling_meter is not None:
             then = partial(self._to_ceiling, it)
-        timed = TimedIterator(source, self.meter, self.nvtx, t_iter, then)
+        # An iteration that delivered batches before it was chosen is no epoch start now.
+        timed = TimedIterator(source, self.meter, self.nvtx, None if delivered else t_iter, then)
         if self.config.profile_path and self.config.mode == "measure" and not self._profiled:
             return ProfileTail(
                 timed,
@@ -163,7 +155,7 @@ class ProbeSession:
         return StreamPrefetcher(it, self._streams, nvtx=self.nvtx, stats=self.copy_stats)
 
     def _sync(self) -> None:
-        _cuda_sync()
+        cuda_sync()
         if self.copy_stats is not None:
             self.copy_stats.fold()  # every copy event has completed after the synchronize
 
@@ -347,17 +339,20 @@ class ProbeSession:
         if self._baseline_written and not self._ceiling_finished:
             self._ceiling_ended(status, reason)
         if self._written:
-            self._shutdown_workers()
-            return 0
-        if status == "ok":
-            status, reason = failure.without_result(
-                loaders_built=self.patch.loaders_built,
-                loaders_iterated=self.patch.loaders_iterated,
-                batches=self.meter.batches + self.patch.unmetered_batches,
-                windows=self.config.settings.windows,
-                windows_done=len(self.meter.windows),
-            )
-        self.write(status, reason)
+            exit_code = 0
+        else:
+            if status == "ok":
+                status, reason = failure.without_result(
+                    loaders_built=self.patch.loaders_built,
+                    loaders_iterated=self.patch.loaders_iterated,
+                    batches=self.meter.batches + self.patch.unmetered_batches,
+                    windows=self.config.settings.windows,
+                    windows_done=len(self.meter.windows),
+                )
+            self.write(status, reason)
+        # The result is final and the script's own clean-up has run: the runner may end the
+        # tree now rather than wait for the workers' shutdown and the interpreter's exit.
+        append_progress(self.config.progress_path, ProgressLine(exit_code=exit_code))
         self._shutdown_workers()
         return exit_code
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 from pathlib import Path
+
+from autotune.contract import ProgressLine
 
 _TAIL_LINES = 15
 
@@ -38,14 +39,21 @@ def last_error_line(tail: str) -> str:
 
 
 class Progress:
-    """Reads the window lines the probe appends as it measures."""
+    """Reads the lines the probe appends as it measures (``ProgressLine``): its windows, and
+    at the end the exit code it reports once its result is final."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.windows: list[float] = []
+        self.exit_code: int | None = None  # set once the probe says it is done
         self._offset = 0
 
+    @property
+    def done(self) -> bool:
+        return self.exit_code is not None
+
     def poll(self) -> list[tuple[int, float]]:
+        """The windows closed since the last poll."""
         try:
             with self.path.open("r", encoding="utf-8") as fh:
                 fh.seek(self._offset)
@@ -55,8 +63,11 @@ class Progress:
         complete = chunk[: chunk.rfind("\n") + 1]
         self._offset += len(complete.encode("utf-8"))
         new = []
-        for line in complete.splitlines():
-            item = json.loads(line)
-            self.windows.append(float(item["samples_per_s"]))
-            new.append((int(item["window"]), float(item["samples_per_s"])))
+        for text in complete.splitlines():
+            line = ProgressLine.from_json(text)
+            if line.done:
+                self.exit_code = line.exit_code
+            elif line.window is not None and line.samples_per_s is not None:
+                self.windows.append(line.samples_per_s)
+                new.append((line.window, line.samples_per_s))
         return new

@@ -25,7 +25,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autotune.contract import CONFIG_ENV, FAILED_STATUSES, ProbeResult, TrialConfig
+from autotune.contract import (
+    CONFIG_ENV,
+    FAILED_STATUSES,
+    ProbeResult,
+    ProgressLine,
+    TrialConfig,
+)
 from autotune.runner._process import Progress, kill_group
 
 if TYPE_CHECKING:
@@ -152,6 +158,7 @@ class _RankProgress:
         self._paths = paths
         self._offsets = [0] * len(paths)
         self.windows: list[list[float]] = [[] for _ in paths]
+        self.done = [False] * len(paths)  # each rank's result final, its script unwound
         self._reported = 0
 
     def poll(self) -> list[tuple[int, float]]:
@@ -164,8 +171,12 @@ class _RankProgress:
                 continue
             complete = chunk[: chunk.rfind("\n") + 1]
             self._offsets[r] += len(complete.encode("utf-8"))
-            for line in complete.splitlines():
-                self.windows[r].append(float(json.loads(line)["samples_per_s"]))
+            for text in complete.splitlines():
+                line = ProgressLine.from_json(text)
+                if line.done:
+                    self.done[r] = True
+                elif line.samples_per_s is not None:
+                    self.windows[r].append(line.samples_per_s)
         ready = min(len(w) for w in self.windows)
         new = [(i, sum(w[i] for w in self.windows)) for i in range(self._reported, ready)]
         self._reported = ready
@@ -246,6 +257,8 @@ def run_ranks(
             failed_rank = _first_failed(procs, dirs)
             if pruned or failed_rank is not None or all(p.poll() is not None for p in procs):
                 break
+            if all(progress.done):
+                break  # every rank's result is final: their interpreters' exit is not read
             if all((d / "result.json").exists() for d in dirs):
                 all_written_at = all_written_at or time.monotonic()
                 if time.monotonic() - all_written_at > _EXIT_GRACE_S:
@@ -253,7 +266,7 @@ def run_ranks(
             if time.monotonic() - started > timeout_s:
                 timed_out = True
                 break
-        if pgid is not None and any(p.poll() is None for p in procs):
+        if pgid is not None and any(p.poll() is None for p in procs) and not all(progress.done):
             kill_group(pgid, signal.SIGTERM)
             deadline = time.monotonic() + _TERM_GRACE_S
             while any(p.poll() is None for p in procs) and time.monotonic() < deadline:
@@ -271,7 +284,7 @@ def run_ranks(
     for r, (proc, d) in enumerate(zip(procs, dirs, strict=False)):
         rank_progress = Progress(d / "progress.jsonl")
         rank_progress.poll()
-        rc = proc.returncode
+        rc = proc.returncode if rank_progress.exit_code is None else rank_progress.exit_code
         if failed_rank is not None and r != failed_rank and not (d / "result.json").exists():
             # Killed because another rank failed: not this rank's fault.
             res = ProbeResult(status="interrupted", reason=f"stopped: rank {failed_rank} failed")

@@ -78,11 +78,16 @@ class SubprocessRunner(BaseRunner):
                 for index, value in progress.poll():
                     if on_window is not None and not pruned and on_window(index, value):
                         pruned = True
-                if pruned or proc.returncode is not None:
+                if pruned or proc.returncode is not None or progress.done:
                     break
                 if time.monotonic() - started > timeout_s:
                     timed_out = True
                     break
+            if progress.done and proc.returncode is None:
+                # The probe's result is final and the script has unwound: what is left is
+                # its interpreter's exit, which nothing reads.
+                kill_group(proc.pid)
+                proc.wait()
             if proc.returncode is None:
                 kill_group(proc.pid, signal.SIGTERM)
                 try:
@@ -100,8 +105,9 @@ class SubprocessRunner(BaseRunner):
             if on_window is not None and not pruned:
                 on_window(index, value)  # windows that landed as the probe exited
         wall = time.monotonic() - started
+        rc = proc.returncode if progress.exit_code is None else progress.exit_code
         return self._classify(
-            proc.returncode, result_path, log_path, progress, timed_out, pruned, timeout_s, wall
+            rc, result_path, log_path, progress, timed_out, pruned, timeout_s, wall
         )
 
     def _classify(

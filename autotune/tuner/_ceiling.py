@@ -18,11 +18,11 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial
 
-from autotune.contract import LoaderConfig, Mode, ProbeResult
+from autotune.contract import CEILING_GAP, LoaderConfig, Mode, ProbeResult
 from autotune.tuner._noise import median, relative_spread
 from autotune.tuner._records import role, trial_config, usable, windows_of
 
-MAX_CEILING_GAP = 0.10
+MAX_CEILING_GAP = CEILING_GAP
 _ATTR = "ceiling"
 
 Probe = Callable[[LoaderConfig, Mode], ProbeResult]

@@ -2,12 +2,15 @@
 
 - Climb: a trial that becomes the best queues its neighbours, the step most likely to pay
   first. A best whose loading waits on latency (it still waits for data while its workers
-  leave the CPU idle) can only gain from more workers: half again as many, then four times
-  the prefetch depth. Any other best first tries half its count (a plateau, or workers
-  oversubscribing the cores: the cheaper one is then recommended), then, if it still waits
-  for data, the deeper queue (which smooths a bursty delivery by workers that share too few
-  cores), then half again as many. The sampler proposes what the queue does not hold; the
-  stop rule still decides when to stop.
+  leave the CPU idle) can only gain from more workers, and its rate grows with their count
+  until something else binds: twice as many, then four times the prefetch depth (unless its
+  workers never idle: a deeper queue has nobody to feed, ``workers_busy``). Any other
+  best first tries half its count (a plateau, or workers oversubscribing the cores: the
+  cheaper one is then recommended), then, if it still waits for data, the deeper queue
+  (which smooths a bursty delivery by workers that share too few cores), then half again as
+  many. The sampler proposes what the queue does not hold; the stop rule decides when to
+  stop, and once every neighbour of the best is measured (``searched_around_best``) one
+  trial without a gain is enough.
 - Back off: worker counts fail for reasons that grow with the count (open files, memory,
   processes), so failing and working counts bracket a boundary. A failure above every count
   that worked caps the range below it and queues the geometric midpoint of the bracket (the
@@ -23,11 +26,17 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import optuna
-from optuna.trial import FrozenTrial
+from optuna.trial import FrozenTrial, TrialState
 
 from autotune.contract import LoaderConfig, ProbeResult
-from autotune.tuner._diagnosis import CPU_BUSY, INPUT_BOUND_WAIT, loader_cpu_per_s
-from autotune.tuner._records import role, trial_config, trial_result, usable
+from autotune.tuner._diagnosis import (
+    CPU_BUSY,
+    INPUT_BOUND_WAIT,
+    load_time_per_batch,
+    loader_cpu_per_s,
+    workers_busy,
+)
+from autotune.tuner._records import baseline_of, role, trial_config, trial_result, usable
 from autotune.tuner._space import PREFETCH_MAX, SearchSpace
 
 FAILURES = ("crashed", "hung", "oom", "over_memory")
@@ -48,13 +57,20 @@ def _between(works: int, fails: int) -> int:
     return max(works + 1, min(fails - 1, mid))
 
 
-def _enqueue(study: optuna.Study, space: SearchSpace, wanted: LoaderConfig) -> bool:
-    """Queue ``wanted`` unless a trial already ran (or waits) with it."""
+def _untried(study: optuna.Study, wanted: LoaderConfig) -> bool:
+    """No trial ran (or waits) with ``wanted``."""
     for t in study.get_trials(deepcopy=False):
         # A queued trial holds its settings as fixed params until it runs.
         params = t.params or t.system_attrs.get("fixed_params")
         if params and LoaderConfig.from_dict(params).merged_over(wanted) == wanted:
             return False
+    return True
+
+
+def _enqueue(study: optuna.Study, space: SearchSpace, wanted: LoaderConfig) -> bool:
+    """Queue ``wanted`` unless a trial already ran (or waits) with it."""
+    if not _untried(study, wanted):
+        return False
     study.enqueue_trial(space.params(wanted), user_attrs={"role": "seeded"}, skip_if_exists=True)
     return True
 
@@ -83,36 +99,56 @@ def back_off(
     note(f"  #{number} failed with {workers} workers: capping at {cap}, trying {retry}")
 
 
-def climb(study: optuna.Study, space: SearchSpace, note: Note) -> bool:
-    """Queue the next untried neighbour of the best trial so far (see the module's
-    docstring for the order). Called just before the sampler is asked, so nothing is left
-    queued when the search stops. False when there is none."""
+def _climbable_best(study: optuna.Study) -> FrozenTrial | None:
+    """The best trial so far, when it has workers to climb from (not the script as written)."""
     best = max(_working(study), key=lambda t: t.value or 0.0, default=None)
-    if best is None or role(best) == "baseline":
-        return False
+    if best is None or role(best) == "baseline" or not trial_config(best).num_workers:
+        return None
+    return best
+
+
+def _steps(study: optuna.Study, space: SearchSpace, best: FrozenTrial) -> list[LoaderConfig]:
+    """The best trial's neighbours, in the order worth trying (the module's docstring)."""
     config = trial_config(best)
     workers = config.num_workers or 0
-    if not workers:
-        return False
+    result = trial_result(best)
+    waits = result is not None and (result.data_wait_fraction or 0.0) >= INPUT_BOUND_WAIT
+    cpu = loader_cpu_per_s(result) if result is not None else None
+    # Workers that never idle cannot use a deeper queue: only more of them can help.
+    base = baseline_of(study.get_trials(deepcopy=False))
+    base_result = trial_result(base) if base is not None else None
+    load_s = load_time_per_batch(base_result) if base_result is not None else None
+    deepen = waits and not (result is not None and workers_busy(result, load_s))
+    latency_bound = waits and cpu is not None and cpu < CPU_BUSY
+    # Latency-bound loading scales with the worker count until something else binds, so
+    # its step doubles; elsewhere the gain is less certain and the step is half again.
+    grow = workers if latency_bound else (workers + 1) // 2
+    above: int | None = min(space.max_workers, workers + grow)
     cap = study.user_attrs.get("worker_cap")
-    above: int | None = min(space.max_workers, workers + (workers + 1) // 2)
     if cap is not None:
         # Below a failure: toward it, never past the middle of the bracket, until closed.
         wide = int(cap) > workers * (1 + CLOSED_GAP)
         above = min(above or 0, _between(workers, int(cap) + 1)) if wide else None
-    result = trial_result(best)
-    waits = result is not None and (result.data_wait_fraction or 0.0) >= INPUT_BOUND_WAIT
-    cpu = loader_cpu_per_s(result) if result is not None else None
-    latency_bound = waits and cpu is not None and cpu < CPU_BUSY
     prefetch = config.prefetch_factor or 2
     deeper = replace(config, prefetch_factor=min(PREFETCH_MAX, 4 * prefetch))
     more = replace(config, num_workers=above) if above and above != workers else None
     fewer = replace(config, num_workers=workers // 2) if workers // 2 else None
-    steps = [more, deeper if waits else None]
+    steps = [more, deeper if deepen else None]
     if not latency_bound:
-        steps = [fewer, deeper if waits else None, more]
-    for step in steps:
-        if step is None or step == config or not _enqueue(study, space, step):
+        steps = [fewer, deeper if deepen else None, more]
+    return [step for step in steps if step is not None and step != config]
+
+
+def climb(study: optuna.Study, space: SearchSpace, note: Note) -> bool:
+    """Queue the next untried neighbour of the best trial so far (see the module's
+    docstring for the order). Called just before the sampler is asked, so nothing is left
+    queued when the search stops. False when there is none."""
+    best = _climbable_best(study)
+    if best is None:
+        return False
+    workers = trial_config(best).num_workers or 0
+    for step in _steps(study, space, best):
+        if not _enqueue(study, space, step):
             continue
         what = (
             f"is the best so far with {workers} workers: trying {step.num_workers}"
@@ -122,3 +158,15 @@ def climb(study: optuna.Study, space: SearchSpace, note: Note) -> bool:
         note(f"  #{best.number} {what}")
         return True
     return False
+
+
+def searched_around_best(study: optuna.Study, space: SearchSpace) -> bool:
+    """Every neighbour the line search would try from the best trial has been measured, and
+    nothing it queued (a back-off's retry) waits to run.
+
+    False when there is no best to climb from (the script as written leads): the sampler
+    then does the searching."""
+    best = _climbable_best(study)
+    if best is None or study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
+        return False
+    return not any(_untried(study, step) for step in _steps(study, space, best))

@@ -21,6 +21,9 @@ INPUT_BOUND_WAIT = 0.10
 CPU_BUSY = 0.6
 # Share of wall time spent between an epoch's iter() and its first batch.
 STARTUP_SHARE = 0.2
+# Share of its workers' capacity above which a loader keeps every worker busy (flaky_workers:
+# 8 workers at 96 ms a batch can deliver 2,667 samples/s and delivered 2,452, 92 %).
+WORKERS_BUSY = 0.85
 
 
 Bottleneck = Literal["model", "transport", "input-cpu", "input-latency", "startup", "unknown"]
@@ -50,6 +53,18 @@ def load_time_per_batch(result: ProbeResult) -> float | None:
     if (result.data_wait_fraction or 0.0) < INPUT_BOUND_WAIT:
         return None  # workers keep up: the load time is hidden and cannot be read off
     return workers * (wait + compute)
+
+
+def workers_busy(result: ProbeResult, load_s: float | None) -> bool:
+    """Every worker is loading all the time: the run delivers at least ``WORKERS_BUSY`` of
+    what its workers can (workers x batch / ``load_s``, the load time of one batch by one
+    process, read off the script as written). A deeper prefetch queue then has no idle
+    worker to give work to."""
+    workers = result.applied_config.num_workers or 0
+    rate, batch = result.samples_per_s, result.batch_size
+    if not workers or not load_s or load_s <= 0 or not rate or not batch:
+        return False
+    return rate >= WORKERS_BUSY * workers * batch / load_s
 
 
 def loader_cpu_per_s(result: ProbeResult) -> float | None:

@@ -25,13 +25,17 @@ def stop_reason(
     patience: int,
     *,
     bound: Bound | None = None,
+    searched_around_best: bool = False,
 ) -> str | None:
     """A reason to stop now, or None to go on.
 
     ``ceiling`` is the compute ceiling's windows; ``bound``, when given, says which bound
     holds for the best config's worker count (the transport ceiling can be lower).
     Failed trials do not use up patience: a crash teaches where not to go, and the search
-    should get the chance to act on it.
+    should get the chance to act on it. ``searched_around_best``: the line search measured
+    (or saw fail) every neighbour of the best that the measurements say could gain; the
+    steps most likely to pay are spent, so the search ends without spending patience on the
+    sampler's guesses (on flaky_workers and io_bound those cost a probe each and never won).
     """
     best: list[float] = []
     best_trial: FrozenTrial | None = None
@@ -59,6 +63,11 @@ def stop_reason(
         )
     if since_gain >= patience:
         return f"{since_gain} trials in a row brought no gain beyond noise"
+    if searched_around_best and best_trial is not None and role(best_trial) != "baseline":
+        return (
+            f"every neighbour of the best (#{best_trial.number}) that could gain is measured, "
+            "and none brought a gain beyond noise"
+        )
     return None
 
 

@@ -19,7 +19,7 @@ from autotune.tuner._ceiling import (
     measure_ceiling,
     record_from_baseline,
 )
-from autotune.tuner._climb import back_off, climb
+from autotune.tuner._climb import back_off, climb, searched_around_best
 from autotune.tuner._confirm import confirm_study
 from autotune.tuner._heartbeat import fail_stale_trials, heartbeat
 from autotune.tuner._options import Outcome, TunerOptions
@@ -255,7 +255,7 @@ class Tuner:
         if configs:
             self.reporter.note(f"  {seed.note()}")
 
-    def _stop(self) -> str | None:
+    def _stop(self, space: SearchSpace) -> str | None:
         self._check_ceiling()
         trials = self._trials()
         if len(counted(trials)) >= self.options.trials:
@@ -263,7 +263,11 @@ class Tuner:
         if not self._time_left():
             return f"reached --timeout {self.options.timeout_s:.0f}s"
         return stop_reason(
-            trials, ceiling_windows(self.study), self.options.patience, bound=self._bound
+            trials,
+            ceiling_windows(self.study),
+            self.options.patience,
+            bound=self._bound,
+            searched_around_best=searched_around_best(self.study, self._capped(space)),
         )
 
     def _bound(self, workers: int) -> tuple[list[float], str]:
@@ -271,7 +275,7 @@ class Tuner:
 
     def _search(self, space: SearchSpace) -> str:
         streak = DuplicateStreak()
-        while (reason := self._stop()) is None:
+        while (reason := self._stop(space)) is None:
             if streak.exhausted(self.next_trial(space)):
                 return EXHAUSTED
         return reason
@@ -280,9 +284,7 @@ class Tuner:
         """Ask for a trial and probe it; False where it repeated settings already measured."""
         # A killed process's RUNNING trial is failed here and its settings queued again.
         fail_stale_trials(self.study)
-        cap = self.study.user_attrs.get("worker_cap")
-        if cap is not None and cap < space.max_workers:
-            space = replace(space, max_workers=max(0, int(cap)))
+        space = self._capped(space)
         self._last_space = space
         if not self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
             climb(self.study, space, self.reporter.note)
@@ -299,6 +301,13 @@ class Tuner:
             return False
         self._run_trial(trial, config, "seeded" if seeded else "search")
         return True
+
+    def _capped(self, space: SearchSpace) -> SearchSpace:
+        """The space below the worker count a failure capped it at, if any."""
+        cap = self.study.user_attrs.get("worker_cap")
+        if cap is not None and cap < space.max_workers:
+            return replace(space, max_workers=max(0, int(cap)))
+        return space
 
     def _duplicate_of(self, config: LoaderConfig) -> int | None:
         for t in self._trials():

@@ -162,3 +162,36 @@ def test_long_epochs_keep_time_windows(monkeypatch) -> None:  # type: ignore[no-
 def test_a_negligible_epoch_start_keeps_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # A 5 ms start in a 0.4 s epoch moves the long-run rate by ~1%: not worth whole epochs.
     assert _bursty(monkeypatch, epoch_batches=40, stall=0.005).epoch_windows is False
+
+
+def test_batches_delivered_before_the_choice_warm_up_but_are_never_measured(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    # A steady 0-worker loader that took 0.2 s a batch for the batches before the choice.
+    delivered = [(0.2 * i, 0.2 * (i + 1), 4) for i in range(12)]
+    meter = Meter(RAMP)
+    meter.iter_started(0.0)
+    now[0] = 2.4
+    meter.prewarm(delivered)
+    # Three calm sub-windows of 0.5 s and the 1 s minimum passed in them: measuring starts now,
+    # at the first batch the meter times itself, with no window from the past.
+    assert meter.measuring and meter.steady_state is True
+    assert meter.measure_start == 2.4 and meter.windows == []
+    assert meter.batches == 0 and meter.samples == 0  # the patch counts them
+    # A meter that is already measuring takes no more of them.
+    meter.prewarm(delivered)
+    assert meter.batches == 0 and meter.measuring
+
+
+def test_a_ramp_seen_before_the_choice_is_still_waited_out(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    now = [5.0]
+    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    # Each batch faster than the one before: the rate is still climbing.
+    t, delivered = 0.0, []
+    for i in range(9):
+        delivered.append((t, t + 0.5 / (i + 1), 4))
+        t += 0.5 / (i + 1)
+    meter = Meter(RAMP)
+    meter.iter_started(0.0)
+    meter.prewarm(delivered)
+    assert not meter.measuring

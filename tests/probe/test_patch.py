@@ -8,7 +8,13 @@ from torch.utils.data import BatchSampler, DataLoader, SequentialSampler, Tensor
 
 from autotune.contract import LoaderConfig
 from autotune.probe import apply_config, script_config
-from autotune.probe._patch import _ORIG_INIT, _ORIG_ITER, LoaderPatch, detect_framework
+from autotune.probe._patch import (
+    _ORIG_INIT,
+    _ORIG_ITER,
+    CHOOSE_AFTER,
+    LoaderPatch,
+    detect_framework,
+)
 
 DATA = TensorDataset(torch.arange(64.0))
 
@@ -97,7 +103,7 @@ class Sub(DataLoader):  # type: ignore[type-arg]
 def test_first_iterated_loader_is_reconfigured_others_keep_their_own() -> None:
     seen = []
 
-    def wrap(it, t0):  # type: ignore[no-untyped-def]
+    def wrap(it, t0, delivered):  # type: ignore[no-untyped-def]
         seen.append(t0)
         return it
 
@@ -129,7 +135,7 @@ def test_first_iterated_loader_is_reconfigured_others_keep_their_own() -> None:
 
 
 def test_uninstall_restores_even_when_the_script_raises() -> None:
-    patch = LoaderPatch(LoaderConfig(), lambda it, t0: it)
+    patch = LoaderPatch(LoaderConfig(), lambda it, t0, delivered: it)
     patch.install()
     with pytest.raises(RuntimeError):
         try:
@@ -145,9 +151,11 @@ BIG = TensorDataset(torch.arange(640.0))
 class Recorder:
     def __init__(self) -> None:
         self.wrapped = 0
+        self.delivered: list[tuple[float, float, int]] = []
 
-    def __call__(self, it, t0):  # type: ignore[no-untyped-def]
+    def __call__(self, it, t0, delivered):  # type: ignore[no-untyped-def]
         self.wrapped += 1
+        self.delivered = list(delivered)
         return it
 
 
@@ -163,6 +171,11 @@ def test_a_short_first_iteration_is_not_the_training_loader() -> None:
         assert [len(next(it)[0]) for _ in range(3)] == [16, 16, 16]  # a candidate, for now
         assert len(list(train)) == 40  # 640 / 16: chosen after CHOOSE_AFTER batches
         assert rec.wrapped == 1
+        # The meter is handed the chosen iteration's own batches (its warm-up), in order;
+        # not the val loader's.
+        assert len(rec.delivered) == CHOOSE_AFTER + 1
+        assert all(n == 16 and t0 <= t1 for t0, t1, n in rec.delivered)
+        assert [t1 for _, t1, _ in rec.delivered] == sorted(t1 for _, t1, _ in rec.delivered)
         assert val.batch_size == 4 and len(list(val)) == 16  # the script's own again
         assert train.batch_size == 16
         assert patch.script_config is not None and patch.script_config.batch_size == 8

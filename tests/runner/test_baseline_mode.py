@@ -47,11 +47,11 @@ def test_baseline_mode_measures_the_script_then_both_ceilings() -> None:
 
 
 def test_a_script_that_ends_during_the_ceiling_keeps_its_baseline() -> None:
-    # Deterministic lengths: measuring starts at the second metered batch and a window
-    # closes every 3 batches, so the baseline takes 8 unmetered + 2 + 9 batches of 30; the
-    # ceiling (8 to cache, then 2 + 9) cannot finish before the script's last step.
+    # Deterministic lengths: measuring starts as the loader is chosen (its first 9 batches
+    # were the warm-up) and a window closes every 3 batches, so the baseline takes 9 + 9
+    # batches of 24; the ceiling (2, then 9) cannot finish before the script's last step.
     quick = replace(FAST, warmup_s=0.0, max_warmup_s=0.0, window_s=1e-4, transport=False)
-    res, seen = _baseline("steps.py", "--steps", "30", settings=quick)
+    res, seen = _baseline("steps.py", "--steps", "24", settings=quick)
     assert res.status == "ok", res.reason + res.stderr_tail
     assert len(res.windows) == quick.windows and res.samples_per_s
     assert seen == res.windows

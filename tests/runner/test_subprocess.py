@@ -67,6 +67,16 @@ def test_hang_is_killed_at_the_trial_timeout() -> None:
     assert "timeout" in res.reason
 
 
+def test_once_the_result_is_final_the_interpreters_exit_is_not_awaited(tmp_path: Path) -> None:
+    # The script's atexit hook sleeps 600 s: a runner that waited for the process to exit
+    # would call it hung at the trial timeout.
+    report = tmp_path / "cleanup.txt"
+    res = probe("slow_exit.py", "--report", str(report), loader=LoaderConfig(num_workers=2))
+    assert res.status == "ok", res.reason + res.stderr_tail
+    assert res.exit_code == 0 and len(res.windows) == 3
+    assert report.read_text() == "cleaned up"  # the script's own clean-up still ran
+
+
 def test_script_that_ends_early_reports_what_there_was() -> None:
     res = probe("ends_early.py")
     assert res.status == "ended_early"

@@ -6,7 +6,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune.contract import LoaderConfig, ProbeResult
-from autotune.tuner._climb import back_off, climb
+from autotune.tuner._climb import back_off, climb, searched_around_best
 from autotune.tuner._records import frozen_from_result
 from autotune.tuner._space import SearchSpace
 
@@ -26,6 +26,7 @@ def _add(
     prefetch: int = 2,
     wait: float | None = None,
     cpu: float | None = None,
+    batch: int | None = None,
 ) -> None:
     """``cpu``: CPU-seconds each worker burns per second (None: not measured)."""
     config = LoaderConfig(num_workers=workers, prefetch_factor=prefetch, persistent_workers=False)
@@ -38,6 +39,7 @@ def _add(
         data_wait_fraction=wait,
         measured_wall_s=10.0 if cpu is not None else None,
         worker_cpu_s=cpu * 10.0 * workers if cpu is not None else None,
+        batch_size=batch,
     )
     params = SPACE.params(config)
     study.add_trial(frozen_from_result(result, role, params, SPACE.distributions(params)))
@@ -113,9 +115,10 @@ def test_a_latency_bound_best_only_climbs_up_then_deepens() -> None:
     assert climb(study, SPACE, notes.append)
     assert climb(study, SPACE, notes.append)
     assert not climb(study, SPACE, notes.append)
-    # Fewer workers could only wait longer: 4 is never tried.
-    assert _queued_configs(study) == [(12, 2), (8, 8)]
-    assert "trying 12" in notes[0] and "prefetch_factor 8" in notes[1]
+    # Its rate grows with the count: twice as many. Fewer could only wait longer: 4 is never
+    # tried.
+    assert _queued_configs(study) == [(16, 2), (8, 8)]
+    assert "trying 16" in notes[0] and "prefetch_factor 8" in notes[1]
     # A best whose workers are busy on the CPU may oversubscribe the cores: fewer first.
     busy = _study()
     _add(busy, 8, 400.0, wait=0.6, cpu=0.9)
@@ -171,3 +174,58 @@ def test_a_failure_far_above_the_script_as_written_retries_on_the_log_scale() ->
     failed = LoaderConfig(num_workers=10, prefetch_factor=2, persistent_workers=False)
     back_off(edge, 2, failed, ProbeResult(status="crashed"), SPACE, lambda _: None)
     assert _queued(edge) == [9]
+
+
+def _run_queued(study: optuna.Study, rate: float, **kwargs: float) -> None:
+    """The queued trial ran: measured at ``rate``, with the wait and CPU given."""
+    (waiting,) = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+    params = waiting.system_attrs["fixed_params"]
+    trial = study.ask()
+    study.tell(trial, state=TrialState.FAIL)  # the queue slot; the result is added whole
+    _add(study, params["num_workers"], rate, prefetch=params.get("prefetch_factor", 2), **kwargs)
+
+
+def test_the_search_around_the_best_is_done_once_each_neighbour_is_measured() -> None:
+    study = _study()
+    _add(study, 0, 100.0, role="baseline")
+    assert not searched_around_best(study, SPACE)  # the script as written leads: no line
+    _add(study, 16, 400.0, wait=0.6, cpu=0.05)
+    assert not searched_around_best(study, SPACE)  # 32 and prefetch 8 are untried
+    assert climb(study, SPACE, lambda _: None)
+    assert not searched_around_best(study, SPACE)  # 32 is queued, not measured
+    _run_queued(study, 300.0)
+    assert climb(study, SPACE, lambda _: None)
+    _run_queued(study, 380.0)
+    assert searched_around_best(study, SPACE)
+    study.enqueue_trial({"num_workers": 20})  # a back-off's retry still waits to run
+    assert not searched_around_best(study, SPACE)
+    _run_queued(study, 350.0)
+    assert searched_around_best(study, SPACE)
+    # A new best has neighbours of its own.
+    _add(study, 24, 600.0, wait=0.6, cpu=0.05)
+    assert not searched_around_best(study, SPACE)
+
+
+def test_workers_that_never_idle_are_not_given_a_deeper_queue() -> None:
+    # The script as written loads a 32-sample batch in 0.1 s: 8 workers can deliver 2,560/s.
+    study = _study()
+    baseline = ProbeResult(
+        status="ok",
+        samples_per_s=300.0,
+        windows=[300.0] * 3,
+        data_wait_fraction=0.95,
+        wait_per_batch_s=0.1,
+        compute_per_batch_s=0.005,
+        batch_size=32,
+    )
+    study.add_trial(frozen_from_result(baseline, "baseline", {}, {}))
+    study.set_user_attr("worker_cap", 8)  # 9 crashed: no step up either
+    _add(study, 8, 2450.0, wait=0.7, cpu=0.02, batch=32)  # 96 % of what 8 workers can
+    assert not climb(study, SPACE, lambda _: None)
+    assert searched_around_best(study, SPACE)
+    idle = _study()
+    idle.add_trial(frozen_from_result(baseline, "baseline", {}, {}))
+    idle.set_user_attr("worker_cap", 8)
+    _add(idle, 8, 1200.0, wait=0.7, cpu=0.02, batch=32)  # half its capacity: workers idle
+    assert climb(idle, SPACE, lambda _: None)
+    assert _queued_configs(idle) == [(8, 8)]

@@ -78,3 +78,13 @@ def test_a_ceiling_below_a_measured_run_is_suspect() -> None:
     waiting = [trial(0, [100.0] * 3, role="baseline", wait=0.8)]
     assert "between waits" in (ceiling_suspect(waiting, [200.0] * 3) or "")
     assert ceiling_suspect(waiting, [600.0] * 3) is None
+
+
+def test_once_every_neighbour_of_the_best_is_measured_the_search_stops() -> None:
+    trials = [trial(0, [100.0] * 3, role="baseline"), trial(1, [200.0] * 3)]
+    assert stop_reason(trials, None, patience=2) is None
+    reason = stop_reason(trials, None, patience=2, searched_around_best=True) or ""
+    assert "neighbour of the best (#1)" in reason
+    # The script as written in the lead: no line was searched, patience decides.
+    flat = [trial(0, [100.0] * 3, role="baseline"), trial(1, [101.0, 99.0, 100.0])]
+    assert stop_reason(flat, None, patience=2, searched_around_best=True) is None

@@ -101,7 +101,10 @@ def test_patience_stops_a_flat_search() -> None:
     runner = FakeRunner(load_s=0.03, compute_s=0.01)  # 3 workers already hide loading
     tuner = make(runner, trials=30, patience=3, ceiling=False)
     outcome = tuner.run()
-    assert "no gain beyond noise" in outcome.stop_reason
+    # Patience, or sooner: every neighbour of the best measured without a gain.
+    assert "brought no gain beyond noise" in outcome.stop_reason or (
+        "none brought a gain beyond noise" in outcome.stop_reason
+    )
     assert len([t for t in tuner.study.trials if t.user_attrs.get("duplicate_of") is None]) < 30
 
 
