@@ -112,7 +112,8 @@ class ProbeSession:
         if self.config.mode == "ceiling":
             # Its warm-up must outlast the loading of the batches it replays: not prewarmed.
             source = ReplayIterator(it, self.config.settings.ceiling_cache_batches)
-        elif delivered:
+        elif delivered and source is it:
+            # (Through a stream prefetcher the measured source is not what was delivered.)
             self.meter.prewarm(delivered)
         then = None
         if self.ceiling_meter is not None:

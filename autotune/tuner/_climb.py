@@ -9,8 +9,8 @@
   cheaper one is then recommended), then, if it still waits for data, the deeper queue
   (which smooths a bursty delivery by workers that share too few cores), then half again as
   many. The sampler proposes what the queue does not hold; the stop rule decides when to
-  stop, and once every neighbour of the best is measured (``searched_around_best``) one
-  trial without a gain is enough.
+  stop, and once every neighbour of the best is measured (``searched_around_best``) the
+  search is over.
 - Back off: worker counts fail for reasons that grow with the count (open files, memory,
   processes), so failing and working counts bracket a boundary. A failure above every count
   that worked caps the range below it and queues the geometric midpoint of the bracket (the
