@@ -57,6 +57,30 @@ class Diagnosis(BaseModel):
     summary: str = Field(description="One sentence, with the numbers that say so.")
 
 
+class WindowCount(BaseModel):
+    disturbed: int = Field(description="Windows measured while another process used the cores.")
+    windows: int = Field(description="Windows with an interference reading.")
+
+
+class Interference(BaseModel):
+    summary: str = Field(description="One sentence: how much, how often, what it did.")
+    windows: int = Field(description="Windows of every run in the study with a reading.")
+    disturbed_windows: int = Field(
+        description="Of those, measured while other processes used at least half a core, and "
+        "at least a quarter of the cores the probe left free."
+    )
+    max_cores: float | None = Field(
+        None, description="The most cores used outside the probe's process tree in one window."
+    )
+    recommended: WindowCount | None = None
+    baseline: WindowCount | None = None
+    ceiling: WindowCount | None = Field(None, description="The compute ceiling's windows.")
+    widened: bool = Field(
+        description="The recommended interval's upper end was raised to what a quiet machine "
+        "could give."
+    )
+
+
 class StudyItem(BaseModel):
     name: str
     script: str | None
@@ -107,6 +131,11 @@ class StudyDetail(StudyItem):
     )
     measured_loader: dict[str, Any] | None = Field(
         None, description="The loader measured: its type, dataset type, batch size, framework."
+    )
+    interference: Interference | None = Field(
+        None,
+        description="CPU time other processes used during the measurement windows; null for "
+        "studies measured before it was read.",
     )
 
 

@@ -36,9 +36,12 @@ Status = Literal[
     "over_memory",
     "interrupted",
     "pruned",
+    # autotune could not apply the trial's settings to the script's loader: its own limit,
+    # never the script's failure.
+    "not_applied",
 ]
 FAILED_STATUSES = frozenset(
-    {"no_dataloader", "crashed", "hung", "oom", "over_memory", "interrupted"}
+    {"no_dataloader", "crashed", "hung", "oom", "over_memory", "interrupted", "not_applied"}
 )
 # Start of a "crashed" trial's reason when num_streams > 0 met a script that does CPU work on
 # its batches: that setting can never apply to this script, whatever the others are.
@@ -146,6 +149,9 @@ class ProbeSettings:
     transport_workers: int = 8
     max_host_mem_bytes: int | None = None
     sample_interval_s: float = 0.1
+    # Batches the script's whole run takes, once a probe saw it end by itself (None: not
+    # known); warm-up and windows are then sized to fit (probe/_fit.py).
+    script_batches: int | None = None
 
     def for_ceiling(self) -> ProbeSettings:
         """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``."""
@@ -233,6 +239,9 @@ class ProbeResult:
     script_config: LoaderConfig = field(default_factory=LoaderConfig)
     applied_config: LoaderConfig = field(default_factory=LoaderConfig)
     windows: list[float] = field(default_factory=list)
+    # Cores that processes outside the probe's tree used during each window (empty: not
+    # read); windows taken under interference are noise (tuner/_interference.py).
+    interference_cores: list[float] = field(default_factory=list)
     samples_per_s: float | None = None
     step_p50_s: float | None = None
     step_p95_s: float | None = None
@@ -268,6 +277,7 @@ class ProbeResult:
     # says why there is none (the script ended or failed first, the probe was stopped, ...).
     # The fields above (windows, samples_per_s, peak_rss_bytes, ...) stay the baseline's.
     ceiling_windows: list[float] = field(default_factory=list)
+    ceiling_interference_cores: list[float] = field(default_factory=list)
     ceiling_samples_per_s: float | None = None
     ceiling_status: str = ""
     cpu_count: int | None = None
@@ -275,6 +285,12 @@ class ProbeResult:
     profile_path: str | None = None  # the Chrome trace the probe wrote, when asked to
     # The loader measured: {"loader", "dataset" (type names), "batch_size", "framework"}.
     measured_loader: dict[str, Any] | None = None
+    # Batches the measured loader gave the script when the script ended by itself (not
+    # stopped by the probe): the length of its run, so later probes fit inside it.
+    script_batches: int | None = None
+    # A setting of the trial that could not be applied safely to that loader, and why; the
+    # figures are of the settings in applied_config.
+    not_applied: str = ""
     # One entry per rank of a multi-process probe (rank, status, samples_per_s, ...); the
     # figures above are the job's: rates summed over ranks, times of the slowest rank.
     ranks: list[dict[str, Any]] | None = None

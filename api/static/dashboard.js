@@ -88,6 +88,7 @@ const autotune = (() => {
         ${num(rec.samples_per_s)} samples/s${ci} vs ${num(study.baseline_samples_per_s)}
         ${ceilingHtml(study)}.</p>
       ${study.verdict ? `<p id="verdict"><b>Verdict:</b> ${esc(study.verdict)}</p>` : ""}
+      ${interferenceHtml(study)}
 
       <div class="rec" id="rec-settings"><b>setting</b><b>recommended</b><b>as written</b>${rows}</div>
       ${diagnosisHtml(study)}
@@ -102,6 +103,12 @@ const autotune = (() => {
     const bound = binding === "transport" ? study.transport_ceiling_samples_per_s : study.ceiling_samples_per_s;
     if (!bound || !binding) return "";
     return `; <span id="efficiency">${pct(study.efficiency)} of the ${binding} ceiling (${num(bound)} samples/s)</span>`;
+  }
+  function interferenceHtml(study) {
+    // Only when another process disturbed some window: a quiet machine needs no warning.
+    const i = study.interference;
+    if (!i || !i.disturbed_windows) return "";
+    return `<p class="notice" id="interference"><b>Interference:</b> ${esc(i.summary)}</p>`;
   }
   function memoryNote() {
     return `<p class="muted" id="memory-definition">Host memory of a trial is the proportional set size (PSS) of its

@@ -65,6 +65,9 @@ def render_summary(console: Console, summary: dict[str, Any]) -> None:
         lines.append(f"verdict: {summary['verdict']}")
     if summary.get("diagnosis"):
         lines.append(f"diagnosis: {summary['diagnosis']['summary']}")
+    interference = summary.get("interference")
+    if interference and interference.get("disturbed_windows"):
+        lines.append(f"[yellow]interference:[/] {interference['summary']}")
     if summary.get("stop_reason"):
         lines.append(f"stopped: {summary['stop_reason']}")
     counts = summary["trials"]

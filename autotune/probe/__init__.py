@@ -5,7 +5,7 @@ tuner's packages, which would slow the script and change what is measured.
 """
 
 from autotune.probe._meter import ProbeDone
-from autotune.probe._patch import apply_config, script_config
+from autotune.probe._apply import apply_config, script_config
 from autotune.probe._session import main
 
 __all__ = ["ProbeDone", "apply_config", "main", "script_config"]

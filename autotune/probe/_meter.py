@@ -21,6 +21,9 @@ epoch start, whatever the phase, so each such window is the long-run rate. Other
 time windows stand. The progress file (the runner prunes on it) only sees windows that
 stand. Longer epochs keep time windows; their stalls are a smaller share of the epoch.
 
+At each window edge (never per batch) it also reads the cores other processes used during
+the window (``_interference.py``): a shared machine moves a rate by 2-10x.
+
 The iterators that feed it batch by batch are in ``_iterators.py``.
 """
 
@@ -32,6 +35,8 @@ from time import perf_counter
 from typing import Any
 
 from autotune.contract import ProbeSettings, ProgressLine
+from autotune.probe._fit import fitted_window_s, warmup_over
+from autotune.probe._interference import OutsideCpu
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
 STEADY_SUBWINDOWS = 2
@@ -87,8 +92,12 @@ class Meter:
         sync: Callable[[], None] = lambda: None,
         on_window: Callable[[int, float], None] = lambda i, v: None,
         on_done: Callable[[], None] = lambda: None,
+        outside_cpu: Callable[[], float | None] | None = None,
     ) -> None:
         self.settings = settings
+        # Read at window edges only: cores other processes used during each window.
+        self._outside_cpu = outside_cpu if outside_cpu is not None else OutsideCpu()
+        self.interference: list[float | None] = []  # one per window
         self._warmup_batches = settings.warmup_batches + extra_warmup_batches
         self._sync = sync
         self._on_window = on_window
@@ -123,6 +132,12 @@ class Meter:
         self._epochs_decided = False
         self.steady_state: bool | None = None
         self._sub_s = settings.window_s / 3
+        # settings.window_s, or shorter to fit a script of known length (``_fit.py``).
+        self.window_s = settings.window_s
+        # (time, samples, batches) once the warm-up's batch count was reached: what a script
+        # that ends before any window leaves to measure (``tail_rate``).
+        self._mark: tuple[float, int, int] | None = None
+        self._last_batch_t: float | None = None
         self._sub_start: float | None = None
         self._sub_samples = 0
         self._sub_batches = 0
@@ -166,6 +181,9 @@ class Meter:
         self.samples += n
         if self.first_batch_at is None:
             self.first_batch_at = t1
+        self._last_batch_t = t1
+        if self.batches == self._warmup_batches:
+            self._mark = (t1, self.samples, self.batches)
         if self.measuring:
             self.measured_wait += t1 - t0
             if self._last_t is not None:
@@ -189,7 +207,7 @@ class Meter:
         self._sub_batches += 1
         s = self.settings
         since = t1 - (self.started_at if self.started_at is not None else t1)
-        if since >= s.max_warmup_s:
+        if since >= s.max_warmup_s or warmup_over(s, self.batches + self._prewarmed):
             self.steady_state = False
             self._start_measuring()
             return
@@ -217,9 +235,9 @@ class Meter:
         if self.epoch_windows and self.epoch_batches:
             # Whole epochs, as many as make up window_s (tiny epochs are too short to time).
             n = self._window_batches
-            return n % self.epoch_batches == 0 and t1 - self._window_start >= self.settings.window_s
+            return n % self.epoch_batches == 0 and t1 - self._window_start >= self.window_s
         return (
-            t1 - self._window_start >= self.settings.window_s
+            t1 - self._window_start >= self.window_s
             and self._window_batches >= self.settings.min_batches_per_window
         )
 
@@ -235,16 +253,21 @@ class Meter:
         if not rate:
             return False
         epoch_s = self.epoch_batches * (self.samples / self.batches) / rate
-        return epoch_s <= EPOCH_WINDOW_SPAN * s.windows * s.window_s
+        return epoch_s <= EPOCH_WINDOW_SPAN * s.windows * self.window_s
 
     def _start_measuring(self) -> None:
         self._sync()
         now = perf_counter()
+        if self._sub_best and self.samples:
+            batches_per_s = self._sub_best * self.batches / self.samples
+            seen = self.batches + self._prewarmed
+            self.window_s = fitted_window_s(self.settings, seen, batches_per_s)
         self.short_epochs = self._short_epochs(now)
         self.measuring = True
         self.measure_start = now
         self._window_start = now
         self._last_t = now
+        self._outside_cpu()  # marks the first window's start
         self.on_measure_start()
 
     def _close_window(self) -> None:
@@ -252,6 +275,7 @@ class Meter:
         now = perf_counter()
         rate = self._window_samples / (now - self._window_start)
         self.windows.append(rate)
+        self.interference.append(self._outside_cpu())
         self._window_starts.append(self._starts_in_window)
         self._starts_in_window = 0
         self._window_start = now
@@ -293,16 +317,50 @@ class Meter:
         if (max(windows) - min(windows)) > EPOCH_SPREAD * mid:
             self.epoch_windows = True
             self.windows.clear()
+            self.interference.clear()
             self._window_starts.clear()
             self._held.clear()
             return False
         self._epochs_decided = True
         return True
 
+    def close_partial(self) -> bool:
+        """The script ended inside a window: keep that window if it is a clean one (steady,
+        long enough to time). Returns whether a window was added."""
+        if not self.measuring or self.epoch_windows or self._last_t is None:
+            return False
+        elapsed = self._last_t - self._window_start
+        if self._window_batches < self.settings.min_batches_per_window or elapsed < (
+            self.window_s / 4
+        ):
+            return False
+        self.windows.append(self._window_samples / elapsed)
+        self._window_starts.append(self._starts_in_window)
+        for i, held in enumerate([*self._held, self.windows[-1]]):
+            self._on_window(len(self.windows) - len(self._held) - 1 + i, held)
+        self._held.clear()
+        self.measure_end = self._last_t
+        self.measuring = False
+        return True
+
+    def tail_rate(self) -> float | None:
+        """Samples/s from the end of the warm-up's batch count to the last batch: what a
+        script that ended before any window leaves (a replay has no ramp to wait out)."""
+        if self._mark is None or self._last_batch_t is None:
+            return None
+        t, samples, batches = self._mark
+        if self.batches - batches < self.settings.min_batches_per_window:
+            return None
+        elapsed = self._last_batch_t - t
+        return (self.samples - samples) / elapsed if elapsed > 0 else None
+
     def summary(self) -> dict[str, Any]:
         """The measured figures; partial when the script ended before the last window."""
+        known = [c for c in self.interference if c is not None]
         out: dict[str, Any] = {
             "windows": list(self.windows),
+            # A figure for every window, or none at all (a reading failed).
+            "interference_cores": known if len(known) == len(self.windows) else [],
             "batches": self.batches,
             "samples": self.samples,
         }

@@ -19,7 +19,11 @@ Which loader is measured is decided by what the script does with it, not where i
    ``next(iter(loader))``, a loop over two loaders); the first to be chosen wins, and every
    other candidate gets the script's own settings back (its open iterator keeps what it
    started with).
-5. Once chosen, the same loader object, any loader over the same dataset object with the
+5. A loader whose class overrides ``__iter__`` (a library's DataLoader subclass) is measured
+   at its own ``__iter__``, the iteration the script's step consumes: an endless iterator it
+   keeps across epochs, or one it built in ``__init__``, is inside that and gets the trial's
+   settings there, but its batches are timed once, at the outside.
+6. Once chosen, the same loader object, any loader over the same dataset object with the
    same batch size (a framework re-creating it with a distributed sampler, Accelerate's
    inner loader), and any loader built at the same line of the user's code over the same
    dataset type with the same batch size (a fresh loader each epoch) are measured. Every
@@ -28,6 +32,7 @@ Which loader is measured is decided by what the script does with it, not where i
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 import weakref
@@ -38,21 +43,20 @@ from typing import TYPE_CHECKING, Any
 from torch.utils.data import DataLoader
 
 from autotune.contract import LoaderConfig
-from autotune.probe._meter import count_samples
+from autotune.probe._apply import apply_config, script_config, write_settings
+from autotune.probe._audition import CHOOSE_AFTER, Audition, Delivery
 
 if TYPE_CHECKING:
     from autotune.probe._ranks import RankSync
 
 _ORIG_INIT = DataLoader.__init__
 _ORIG_ITER = DataLoader.__iter__
+_ORIG_GET_ITERATOR = DataLoader._get_iterator
 _SIGNATURE = inspect.signature(_ORIG_INIT)
 _ARGS_ATTR = "_autotune_args"
 _SITE_ATTR = "_autotune_site"
 _APPLIED_ATTR = "_autotune_applied"
-
-# Batches one iteration must deliver (or reach its end) for its loader to be chosen. Above
-# Lightning's default sanity check (2 batches, 3 fetched with its look-ahead).
-CHOOSE_AFTER = 8
+_RAW_ATTR = "_autotune_raw"  # the loader's newest torch iterator
 
 # Packages whose code builds loaders for the user: a line in them is not "the user's line".
 _FRAMEWORKS = ("torch", "lightning", "pytorch_lightning", "accelerate", "transformers")
@@ -67,33 +71,26 @@ _EVAL_FUNCTIONS = {
     "transformers.trainer": frozenset({"evaluate", "evaluation_loop", "predict", "prediction_loop"})
 }
 
-# A batch an audition saw: (before next(), after next(), samples).
-Delivery = tuple[float, float, int]
 # The measured iterator, when its iteration started, and what it delivered before it was chosen.
 Wrap = Callable[[Iterator[Any], float, Sequence[Delivery]], Iterator[Any]]
+IterFn = Callable[[Any], Any]
 
 
-def script_config(arguments: dict[str, Any]) -> LoaderConfig:
-    """The settings the script itself wrote, with torch's defaults made explicit."""
-    workers = int(arguments.get("num_workers") or 0)
-    prefetch = arguments.get("prefetch_factor")
-    if workers > 0 and prefetch is None:
-        prefetch = 2
-    return LoaderConfig(
-        num_workers=workers,
-        prefetch_factor=prefetch if workers > 0 else None,
-        pin_memory=bool(arguments.get("pin_memory", False)),
-        persistent_workers=bool(arguments.get("persistent_workers", False)),
-        batch_size=None
-        if arguments.get("batch_sampler") is not None
-        else arguments.get("batch_size"),
-        num_streams=0,
-    )
+class SettingsRefused(BaseException):  # noqa: N818 - a probe outcome, like ProbeDone
+    """autotune could not apply the trial's settings to the script's loader.
+
+    A ``BaseException`` so that the script's ``except Exception:`` does not take it for its
+    own failure; the probe reports it as ``not_applied``, never as the script crashing."""
 
 
-def apply_config(arguments: dict[str, Any], config: LoaderConfig) -> dict[str, Any]:
-    """New DataLoader arguments with ``config`` applied under torch's rules."""
-    return config.dataloader_kwargs(arguments)
+def _outer_class(cls: type) -> type | None:
+    """The most derived class of ``cls`` (below DataLoader) that defines ``__iter__``."""
+    for klass in cls.__mro__:
+        if klass is DataLoader:
+            return None
+        if "__iter__" in klass.__dict__:
+            return klass
+    return None
 
 
 def detect_framework() -> str | None:
@@ -166,73 +163,6 @@ def _batch_size(arguments: dict[str, Any]) -> int | None:
     return size if isinstance(size, int) else None
 
 
-def _reinit(loader: Any, arguments: dict[str, Any]) -> None:
-    # DataLoader refuses some attribute writes after __init__; re-running its own __init__
-    # keeps every invariant torch checks.
-    object.__setattr__(loader, "_DataLoader__initialized", False)
-    _ORIG_INIT(loader, **arguments)
-
-
-class _Audition:
-    """A candidate's iteration: counts batches until its loader is chosen or left."""
-
-    __slots__ = (
-        "_delivered",
-        "_it",
-        "_loader",
-        "_n",
-        "_patch",
-        "_t0",
-        "_t_first",
-        "closed",
-        "measured",
-    )
-
-    def __init__(self, patch: LoaderPatch, loader: Any, it: Iterator[Any], t0: float) -> None:
-        self._patch = patch
-        self._loader = loader
-        self._it = it
-        self._t0 = t0
-        self._t_first: float | None = None
-        self._n = 0
-        # The chosen loader's first batches are its warm-up too: the meter is given them.
-        self._delivered: list[Delivery] = []
-        self.closed = False  # reached its end, or a loader was chosen
-        self.measured: Iterator[Any] | None = None
-
-    def __iter__(self) -> _Audition:
-        return self
-
-    def __next__(self) -> Any:
-        if self.measured is not None:
-            return next(self.measured)
-        t0 = perf_counter()
-        try:
-            batch = next(self._it)
-        except StopIteration:
-            if self._n and not self.closed:
-                self._patch._choose(self._loader, self._t0, self._t_first, self._n)
-            self.closed = True
-            raise
-        t1 = perf_counter()
-        self._n += 1
-        if self._t_first is None:
-            self._t_first = t1
-        if not self.closed:
-            self._delivered.append((t0, t1, count_samples(batch)))
-        if self._n > CHOOSE_AFTER and not self.closed:
-            self._patch._choose(self._loader, self._t0, self._t_first, self._n)
-            self.measured = self._patch._measure(self._it, self._t0, self._delivered)
-            self.closed = True
-        return batch
-
-    def __len__(self) -> int:
-        return len(self._it)  # type: ignore[arg-type]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._it, name)
-
-
 class LoaderPatch:
     """Install, choose the measured loader, reconfigure it, and always uninstall."""
 
@@ -243,17 +173,30 @@ class LoaderPatch:
         self.script_config: LoaderConfig | None = None
         self.applied_config: LoaderConfig | None = None
         self.measured_loader: dict[str, Any] | None = None
+        # The loader whose iteration is being wrapped for the meter (read by ``wrap``).
+        self.current_loader: Any = None
         self.time_to_first_batch_s: float | None = None
         self.loaders_built = 0
         # Batches candidates delivered before the choice, which the meter never saw.
         self.unmetered_batches = 0
         self.loaders_iterated = 0
-        self.last_iterator: Iterator[Any] | None = None
+        # Settings of the measured loader that could not be applied safely, and why.
+        self.not_applied = ""
+        self._last_raw: Iterator[Any] | None = None
         self._chosen: weakref.WeakSet[Any] = weakref.WeakSet()
         self._chosen_dataset: Any = None
         self._chosen_batch_size: int | None = None
         self._chosen_key: tuple[Any, ...] | None = None
-        self._auditions: list[_Audition] = []
+        self._auditions: list[Audition] = []
+        # Library subclasses' own __iter__, replaced while installed: class -> original.
+        self._own_iters: dict[type, IterFn] = {}
+
+    @property
+    def last_iterator(self) -> Iterator[Any] | None:
+        """The measured loader's newest torch iterator (its workers, its dataset)."""
+        loader = self.current_loader
+        raw = loader.__dict__.get(_RAW_ATTR) if loader is not None else None
+        return raw if raw is not None else self._last_raw
 
     def install(self) -> None:
         patch = self
@@ -265,16 +208,51 @@ class LoaderPatch:
                 loader.__dict__[_ARGS_ATTR] = (args, kwargs)
                 loader.__dict__[_SITE_ATTR] = _call_site(loader)
                 patch.loaders_built += 1
+                patch._wrap_class(type(loader))
 
         def __iter__(loader: Any) -> Any:
-            return patch._iter(loader)
+            if _outer_class(type(loader)) is not None:
+                return patch._inner(loader)
+            return patch._iter(loader, _ORIG_ITER)
+
+        def _get_iterator(loader: Any) -> Any:
+            it = _ORIG_GET_ITERATOR(loader)
+            loader.__dict__[_RAW_ATTR] = it
+            return it
 
         DataLoader.__init__ = __init__  # type: ignore[method-assign,assignment]
         DataLoader.__iter__ = __iter__  # type: ignore[method-assign]
+        DataLoader._get_iterator = _get_iterator  # type: ignore[method-assign]
 
     def uninstall(self) -> None:
         DataLoader.__init__ = _ORIG_INIT  # type: ignore[method-assign]
         DataLoader.__iter__ = _ORIG_ITER  # type: ignore[method-assign]
+        DataLoader._get_iterator = _ORIG_GET_ITERATOR  # type: ignore[method-assign]
+        own_iters, self._own_iters = self._own_iters, {}
+        for klass, own in own_iters.items():
+            type.__setattr__(klass, "__iter__", own)
+
+    def _wrap_class(self, cls: type) -> None:
+        """Measure a library subclass at its own ``__iter__``: what the script consumes."""
+        for klass in cls.__mro__:
+            if klass is DataLoader:
+                return
+            if "__iter__" in klass.__dict__ and klass not in self._own_iters:
+                own = klass.__dict__["__iter__"]
+                self._own_iters[klass] = own
+                type.__setattr__(klass, "__iter__", self._class_iter(klass, own))
+
+    def _class_iter(self, klass: type, own: IterFn) -> IterFn:
+        patch = self
+
+        @functools.wraps(own)
+        def __iter__(loader: Any) -> Any:
+            # A subclass of ``klass`` with its own __iter__ calling super(): measured there.
+            if _ARGS_ATTR not in loader.__dict__ or _outer_class(type(loader)) is not klass:
+                return own(loader)
+            return patch._iter(loader, own)
+
+        return __iter__
 
     # --- choosing ---------------------------------------------------------------------------
     def _key(self, loader: Any) -> tuple[Any, ...] | None:
@@ -283,10 +261,13 @@ class LoaderPatch:
             return None
         return (site, type(loader.dataset), _batch_size(_original(loader)))
 
+    def _decided(self) -> bool:
+        return self._chosen_key is not None or self._chosen_dataset is not None
+
     def _is_chosen(self, loader: Any) -> bool:
         if loader in self._chosen:
             return True
-        if self._chosen_key is None and self._chosen_dataset is None:
+        if not self._decided():
             return False
         if loader.dataset is self._chosen_dataset:
             return _batch_size(_original(loader)) == self._chosen_batch_size
@@ -305,6 +286,7 @@ class LoaderPatch:
         self._chosen_key = self._key(loader)
         self.script_config = script_config(original)
         self.applied_config = script_config(arguments)
+        self.not_applied = loader.__dict__.get("_autotune_not_applied", "")
         if t_first is not None:
             self.time_to_first_batch_s = t_first - t0
         self.measured_loader = {
@@ -314,40 +296,57 @@ class LoaderPatch:
             "framework": detect_framework(),
         }
         for audition in auditions:
-            self._give_back(audition._loader)
+            self._give_back(audition.loader)
 
     def _give_back(self, loader: Any) -> None:
         if loader in self._chosen:
             return
         original = loader.__dict__.pop(_APPLIED_ATTR, None)
         if original is not None:
-            _reinit(loader, original)
-            loader.__dict__[_ARGS_ATTR] = ((), original)
+            applied, _ = write_settings(loader, original)
+            loader.__dict__[_ARGS_ATTR] = ((), applied)
 
-    def _iter(self, loader: Any) -> Any:
+    def _inner(self, loader: Any) -> Any:
+        """``DataLoader.__iter__`` called from a subclass's own ``__iter__`` or ``__init__``:
+        the trial's settings apply (unless another loader was chosen), but the batches are
+        timed where the script consumes them, at the subclass's ``__iter__``."""
+        if (
+            _ARGS_ATTR in loader.__dict__
+            and _APPLIED_ATTR not in loader.__dict__
+            and (self._is_chosen(loader) or not self._decided())
+            and not _in_framework_eval()
+        ):
+            self._reconfigure(loader)
+        it = _ORIG_ITER(loader)
+        self._last_raw = it
+        return it
+
+    def _iter(self, loader: Any, own: IterFn) -> Any:
         self.loaders_iterated += 1
         if _ARGS_ATTR not in loader.__dict__:
-            return _ORIG_ITER(loader)
+            return own(loader)
         chosen = self._is_chosen(loader)
-        if not chosen and (self._chosen_key or self._chosen_dataset is not None):
-            return _ORIG_ITER(loader)  # the choice is made: every other loader is the script's
+        if not chosen and self._decided():
+            return own(loader)  # the choice is made: every other loader is the script's
         if not chosen and _in_framework_eval():
-            return _ORIG_ITER(loader)
+            return own(loader)
         if _APPLIED_ATTR not in loader.__dict__:
             self._reconfigure(loader)
         t0 = perf_counter()
-        it = _ORIG_ITER(loader)
-        self.last_iterator = it
+        it = own(loader)
+        if own is _ORIG_ITER:
+            self._last_raw = it
         if chosen:
             self._chosen.add(loader)
-            return self._measure(it, t0)
-        audition = _Audition(self, loader, it, t0)
+            return self._measure(loader, it, t0)
+        audition = Audition(loader, it, t0, self._choose, functools.partial(self._measure, loader))
         self._auditions.append(audition)
         return audition
 
     def _measure(
-        self, it: Iterator[Any], t0: float, delivered: Sequence[Delivery] = ()
+        self, loader: Any, it: Iterator[Any], t0: float, delivered: Sequence[Delivery] = ()
     ) -> Iterator[Any]:
+        self.current_loader = loader
         measured = self._wrap(it, t0, delivered)
         if self._ranks is not None:
             return self._ranks.wrap(measured, it)
@@ -359,5 +358,13 @@ class LoaderPatch:
         # The script's own arguments, to give back if this loader is not the one measured.
         loader.__dict__[_APPLIED_ATTR] = arguments
         if new != arguments:
-            _reinit(loader, new)
+            try:
+                new, refused = write_settings(loader, new)
+            except Exception as exc:
+                raise SettingsRefused(
+                    f"autotune could not apply {self.config} to {type(loader).__name__}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            if refused:
+                loader.__dict__["_autotune_not_applied"] = refused
         loader.__dict__[_ARGS_ATTR] = ((), new)

@@ -26,12 +26,14 @@ from autotune.probe._gpu import GpuSampler, cuda_sync, log
 from autotune.probe._iterators import ReplayIterator, TimedIterator, epoch_length
 from autotune.probe._meter import Meter, ProbeDone, append_progress, progress_writer
 from autotune.probe._nvtx import NvtxRanges
-from autotune.probe._patch import Delivery, LoaderPatch
+from autotune.probe._audition import Delivery, loader_length
+from autotune.probe._patch import LoaderPatch, SettingsRefused
 from autotune.probe._profile import ProfileTail
 from autotune.probe._ranks import RankSync
 from autotune.probe._sampler import TreeSampler
 from autotune.probe._streams import CopyStats, StreamPrefetcher, make_streams
 from autotune.probe._transport import TransportResult, measure_transport
+from autotune.probe._watch import NoDataLoader, NoLoaderWatch
 
 
 class ProbeSession:
@@ -87,8 +89,13 @@ class ProbeSession:
         self._cpu1: tuple[float, float] | None = None
         # issue 11: the multi-rank stop protocol, when the runner started ranks.
         self.patch = LoaderPatch(config.loader, self._wrap, ranks=ranks)
+        self.watch = NoLoaderWatch(
+            lambda: self.patch.loaders_iterated, lambda: self.patch.loaders_built
+        )
         self._written = False
         self.transport: TransportResult | None = None
+        self.script_batches: int | None = None
+        self._ceiling_tail: float | None = None
 
     # --- wiring -----------------------------------------------------------------------------
     def _wrap(
@@ -104,9 +111,12 @@ class ProbeSession:
         if self.config.mode == "run":
             return source
         if not self.meter.measuring and not self.meter.done:
-            self.meter.workers = max(self.meter.workers, int(getattr(it, "_num_workers", 0)))
+            # The loader, not the iterator: a library subclass's own iterator is a generator.
+            loader = self.patch.current_loader
+            workers = getattr(loader, "num_workers", None) or getattr(it, "_num_workers", 0)
+            self.meter.workers = max(self.meter.workers, int(workers or 0))
             if self.config.mode != "ceiling":
-                self.meter.epoch_batches = epoch_length(it)
+                self.meter.epoch_batches = epoch_length(it) or loader_length(loader)
         self.meter.iter_started(t_iter)
         self.meter.add_wait(perf_counter() - t_iter)
         if self.config.mode == "ceiling":
@@ -270,8 +280,12 @@ class ProbeSession:
             if self.ceiling_meter is not None:
                 ceiling = self.ceiling_meter.summary()
                 res.ceiling_windows = ceiling["windows"]
+                res.ceiling_interference_cores = ceiling["interference_cores"]
                 if self.ceiling_status == "ok":
                     res.ceiling_samples_per_s = ceiling.get("samples_per_s")
+                if self._ceiling_tail:
+                    res.ceiling_windows = [self._ceiling_tail]
+                    res.ceiling_samples_per_s = self._ceiling_tail
         gpu = {**self.gpu.fields, "notes": list(self.gpu.fields["notes"])}
         gpu["num_streams"] = self.streams_applied
         if self.copy_stats is not None and self.streams_applied:
@@ -279,6 +293,8 @@ class ProbeSession:
         res.gpu = gpu
         # issue 11: which loader was measured; its first batch, timed before it was chosen.
         res.measured_loader = self.patch.measured_loader
+        res.not_applied = self.patch.not_applied
+        res.script_batches = self.script_batches
         res.batches += self.patch.unmetered_batches
         if self.patch.time_to_first_batch_s is not None:
             res.time_to_first_batch_s = self.patch.time_to_first_batch_s
@@ -316,15 +332,24 @@ class ProbeSession:
         sys.path.insert(0, str(Path(script_path).parent))
         self.sampler.start()
         self.patch.install()
+        if self.config.mode != "run":
+            self.watch.install()
         exit_code = 0
         status: Status = "ok"
         reason = ""
+        ended_itself = False  # not stopped by the probe: the whole run was seen
         try:
             runpy.run_path(script_path, run_name="__main__")
+            ended_itself = True
         except ProbeDone:
             pass
+        except SettingsRefused as exc:
+            exit_code, status, reason = 1, "not_applied", str(exc)
+        except NoDataLoader as exc:
+            exit_code, status, reason = 1, "no_dataloader", str(exc)
         except SystemExit as exc:
             exit_code, status, reason = failure.from_exit(exc.code)
+            ended_itself = exit_code == 0
         except KeyboardInterrupt:
             status, reason, exit_code = "interrupted", "interrupted", 130
         except BaseException as exc:
@@ -332,11 +357,14 @@ class ProbeSession:
             exit_code = 1
             status, reason = failure.from_exception(exc, self.streams_applied)
         finally:
+            self.watch.uninstall()
             self.patch.uninstall()
             self.sampler.stop()
             self.gpu.stop()
         if self.config.mode == "run":
             return exit_code
+        if ended_itself and self.config.mode != "ceiling":  # a replay never ends an epoch
+            self._script_ended()
         if self._baseline_written and not self._ceiling_finished:
             self._ceiling_ended(status, reason)
         if self._written:
@@ -357,13 +385,30 @@ class ProbeSession:
         self._shutdown_workers()
         return exit_code
 
+    def _script_ended(self) -> None:
+        """The script ran to its end: its length is known, and a window it ended inside
+        still counts when it is a clean one."""
+        ceiling = self.ceiling_meter.batches if self.ceiling_meter is not None else 0
+        self.script_batches = self.patch.unmetered_batches + self.meter.batches + ceiling
+        if not self._written:
+            self.meter.close_partial()
+        elif self.ceiling_meter is not None and not self._ceiling_finished:
+            self.ceiling_meter.close_partial()
+
     def _ceiling_ended(self, status: Status, reason: str) -> None:
         """The script ended, or failed, after the baseline and before the ceilings were done."""
         meter = self.ceiling_meter
         if meter is None:  # no ceiling in this probe: its status already says why
             self._finish_ceiling(transport=False)
             return
-        if status == "ok":
+        if status == "ok" and meter.windows:
+            self.ceiling_status = "ok"  # the windows the script left time for
+        elif status == "ok" and meter.tail_rate():
+            # No full window, but the replay has no ramp: its batches after the cached ones
+            # loaded are the step's own rate (a fit loop that ran out of steps).
+            self.ceiling_status = "ok"
+            self._ceiling_tail = meter.tail_rate()
+        elif status == "ok":
             self.ceiling_status = (
                 f"the script ended {meter.batches} batches into the compute ceiling, before "
                 f"its {self.config.settings.windows} windows were complete "

@@ -125,6 +125,7 @@ def merge_rank_results(
         job.status, job.reason = res.status, f"rank {r}: {res.reason}"
     n = min(len(res.windows) for res in results)
     job.windows = [sum(res.windows[i] for res in results) for i in range(n)]
+    job.interference_cores = _job_interference(results, n)
     rates = [res.samples_per_s for res in results]
     job.samples_per_s = (
         statistics.median(job.windows)
@@ -149,6 +150,26 @@ def merge_rank_results(
     job.batches, job.samples = job.batches or 0, job.samples or 0
     job.wall_s = max((res.wall_s or 0.0) for res in results)
     return job
+
+
+def _job_interference(results: list[ProbeResult], n: int) -> list[float]:
+    """Outside cores of the job's first ``n`` windows. Each rank reads the other ranks as
+    outside its own tree: their mean cores over the measurement are taken back out."""
+    if any(len(res.interference_cores) < n for res in results):
+        return []
+    trees = [
+        ((res.main_cpu_s or 0.0) + (res.worker_cpu_s or 0.0)) / res.measured_wall_s
+        if res.measured_wall_s
+        else 0.0
+        for res in results
+    ]
+    others = [sum(trees) - own for own in trees]
+    return [
+        statistics.fmean(
+            max(0.0, res.interference_cores[i] - others[r]) for r, res in enumerate(results)
+        )
+        for i in range(n)
+    ]
 
 
 class _RankProgress:

@@ -154,6 +154,7 @@ def get_study(conn: Connection, name: str) -> dict[str, Any]:
         "nproc_per_node": summary.get("nproc_per_node") or 1,
         "measured_loader": summary.get("measured_loader"),
         "verdict": summary.get("verdict"),
+        "interference": summary.get("interference"),
         "failures": summary.get("failures") or [],
     }
 

@@ -7,7 +7,8 @@
 No loader setting can pass the lower of the two; efficiency is stated against it. A measured
 run that passes the compute ceiling proves that probe unlucky (a noisy machine): it is
 measured once more, and dropped if it is still disproved, so that no stop rule or efficiency
-rests on a wrong bound.
+rests on a wrong bound. Windows measured while another process used the cores are never that
+evidence (``_interference.evidence``): they say more about the other process than the bound.
 """
 
 from __future__ import annotations
@@ -19,8 +20,17 @@ import optuna
 from optuna.trial import FrozenTrial
 
 from autotune.contract import CEILING_GAP, LoaderConfig, Mode, ProbeResult
+from autotune.tuner._interference import (
+    evidence,
+    of_ceiling,
+    of_record,
+    of_result,
+    of_trial,
+    to_record,
+    unread,
+)
 from autotune.tuner._noise import median, relative_spread
-from autotune.tuner._records import role, trial_config, usable, windows_of
+from autotune.tuner._records import role, trial_config, usable
 
 MAX_CEILING_GAP = CEILING_GAP
 _ATTR = "ceiling"
@@ -30,7 +40,15 @@ Note = Callable[[str], None]
 
 
 def ceiling_windows(study: optuna.Study) -> list[float]:
-    return list((study.user_attrs.get(_ATTR) or {}).get("windows") or [])
+    """The compute ceiling's windows, as a bound: none when most were measured while another
+    process used the cores (a figure that low says more about that process than the step)."""
+    record = study.user_attrs.get(_ATTR) or {}
+    return list(record.get("windows") or []) if _trusted(record) else []
+
+
+def _trusted(record: dict[str, Any]) -> bool:
+    windows = of_record(record)
+    return not windows.rates or bool(evidence(windows))
 
 
 def ceiling_rate(study: optuna.Study) -> float | None:
@@ -55,11 +73,17 @@ def transport_rate(study: optuna.Study, workers: int, cpu_count: int) -> float |
 
 
 def bound_for(study: optuna.Study, workers: int, cpu_count: int) -> tuple[float | None, str | None]:
-    """The lower of the two ceilings for a config with ``workers``, and which one it is."""
-    compute, transport = ceiling_rate(study), transport_rate(study, workers, cpu_count)
-    if transport is not None and (compute is None or transport < compute):
+    """The lower of the two ceilings for a config with ``workers``, and which one it is;
+    (None, None) while the compute ceiling is unknown (never measured, or dropped): the
+    transport ceiling cannot be said to bind when the unknown one could be lower. A compute
+    ceiling measured mostly under interference is as good as unknown."""
+    compute = ceiling_rate(study) if _trusted(study.user_attrs.get(_ATTR) or {}) else None
+    transport = transport_rate(study, workers, cpu_count)
+    if compute is None:
+        return None, None
+    if transport is not None and transport < compute:
         return transport, "transport"
-    return compute, ("compute" if compute is not None else None)
+    return compute, "compute"
 
 
 def bound_windows(study: optuna.Study, workers: int, cpu_count: int) -> tuple[list[float], str]:
@@ -99,7 +123,7 @@ def ceiling_suspect(trials: Sequence[FrozenTrial], ceiling: Sequence[float]) -> 
 
     A trial that runs clearly faster disproves it; so does the baseline's own compute-only
     rate (its throughput over the share of time not spent waiting), which a step without
-    data cost can only match or beat.
+    data cost can only match or beat. Only windows free of interference are evidence.
     """
     if not ceiling:
         return None
@@ -107,7 +131,7 @@ def ceiling_suspect(trials: Sequence[FrozenTrial], ceiling: Sequence[float]) -> 
     for t in trials:
         if not usable(t):
             continue
-        windows = windows_of(t)
+        windows = evidence(of_trial(t))
         if windows and median(windows) > limit:
             return f"trial #{t.number} ran faster than it"
         wait = wait_fraction(t)
@@ -120,8 +144,17 @@ def ceiling_suspect(trials: Sequence[FrozenTrial], ceiling: Sequence[float]) -> 
 
 def _record(result: ProbeResult) -> dict[str, Any]:
     if result.ok and result.samples_per_s:
-        return {"samples_per_s": result.samples_per_s, "windows": result.windows}
-    return {"samples_per_s": None, "windows": []}
+        return {
+            "samples_per_s": result.samples_per_s,
+            "windows": result.windows,
+            **to_record(of_result(result)),
+        }
+    return _none()
+
+
+def _none() -> dict[str, Any]:
+    """A compute ceiling that is not there (not measured, or dropped)."""
+    return {"samples_per_s": None, "windows": [], **to_record(unread([]))}
 
 
 def _transport(result: ProbeResult) -> dict[str, Any]:
@@ -137,17 +170,20 @@ def record_from_baseline(study: optuna.Study, result: ProbeResult, note: Note) -
     process start-up for the three figures."""
     if _ATTR in study.user_attrs or result.ceiling_status != "ok":
         return  # not measured there: measure_ceiling() runs a probe of its own
-    ceiling: dict[str, Any] = {"samples_per_s": None, "windows": [], **_transport(result)}
+    ceiling: dict[str, Any] = {**_none(), **_transport(result)}
     ceiling["status"] = result.ceiling_status
     if result.ceiling_samples_per_s:
         ceiling.update(samples_per_s=result.ceiling_samples_per_s, windows=result.ceiling_windows)
+        ceiling.update(to_record(of_ceiling(result)))
     study.set_user_attr(_ATTR, ceiling)
     _say(ceiling, result, note)
 
 
 def _say(ceiling: dict[str, Any], result: ProbeResult, note: Note) -> None:
     if ceiling["samples_per_s"]:
-        note(f"  compute ceiling: {ceiling['samples_per_s']:,.0f} samples/s")
+        hit = sum(ceiling.get("disturbed") or [])
+        busy = f" ({hit} of {len(ceiling['windows'])} windows under interference)" if hit else ""
+        note(f"  compute ceiling: {ceiling['samples_per_s']:,.0f} samples/s{busy}")
     else:
         note(f"  no compute ceiling: {ceiling.get('status') or result.reason}")
     by_workers = result.transport_by_workers or {}
@@ -177,7 +213,7 @@ def _transport_suspect(trials: Sequence[FrozenTrial], by_workers: dict[str, floa
     for t in trials:
         workers = int(trial_config(t).num_workers or 0)
         limits = [v for n, v in measured.items() if n >= workers > 0]
-        windows = windows_of(t) if usable(t) else []
+        windows = evidence(of_trial(t)) if usable(t) else []
         if limits and windows and median(windows) > max(limits) * (1 + MAX_CEILING_GAP):
             return f"trial #{t.number} ran faster than it"
     return None
@@ -210,6 +246,6 @@ def check_ceiling(study: optuna.Study, probe: Probe, note: Note) -> float:
             ceiling.update(again)
         why = ceiling_suspect(trials, ceiling.get("windows") or [])
     if why is not None:
-        ceiling.update(samples_per_s=None, windows=[], status=f"unreliable: {why}")
+        ceiling.update(_none(), status=f"unreliable: {why}")
     study.set_user_attr(_ATTR, ceiling)
     return spent

@@ -29,8 +29,9 @@ from typing import Any
 import optuna
 
 from autotune.contract import LoaderConfig, ProbeResult
+from autotune.tuner._interference import Windows, of_result, of_trial, to_record, unread
 from autotune.tuner._noise import NOISE_FLOOR, ci95_median, median, relative_spread
-from autotune.tuner._records import baseline_of, trial_config, trial_result, usable, windows_of
+from autotune.tuner._records import baseline_of, trial_config, trial_result, usable
 
 
 @dataclass
@@ -42,6 +43,13 @@ class Candidate:
     runs: int = 1
     probe_seconds: float = 0.0
     extra: list[list[float]] = field(default_factory=list)
+    # The outside cores of each window (probe/_interference.py), when read.
+    interference: Windows | None = None
+
+    def readings(self) -> Windows:
+        """``windows`` with their interference readings (unread where they do not match)."""
+        found = self.interference
+        return found if found is not None and found.rates == self.windows else unread(self.windows)
 
     def cost(self) -> tuple[int, int, int, int]:
         """Cheaper first: fewer workers, fewer batches held in memory, fewer streams."""
@@ -234,6 +242,7 @@ def _measure(runs: list[Candidate], probe: Callable[[Candidate], ProbeResult]) -
         result = probe(cand)
         cand.probe_seconds += result.wall_s or 0.0
         if result.ok and result.windows:
+            cand.interference = cand.readings().plus(of_result(result))
             cand.windows.extend(result.windows)
             cand.extra.append(result.windows)
             cand.runs += 1
@@ -286,6 +295,7 @@ def confirm_plan(
                 "ci95": list(ci95_median(c.windows)),
                 "runs": c.runs,
                 "windows": c.windows,
+                **to_record(c.readings()),
             }
             for c in candidates
         ],
@@ -313,6 +323,17 @@ def confirm(
     return confirm_plan(plan, probe, rounds=rounds)
 
 
+def _candidate(trial: optuna.trial.FrozenTrial) -> Candidate:
+    seen = of_trial(trial)
+    return Candidate(
+        trial.number,
+        trial_config(trial),
+        list(seen.rates),
+        peak_rss=(trial_result(trial) or ProbeResult()).peak_rss_bytes or 0,
+        interference=seen,
+    )
+
+
 def confirm_study(
     study: optuna.Study,
     probe: Callable[[LoaderConfig | None], ProbeResult],
@@ -322,16 +343,7 @@ def confirm_study(
     """Plan and carry out the confirmation of a study's measured trials; None when nothing was
     measured in windows. ``probe(None)`` runs the script as written."""
     trials = study.get_trials(deepcopy=False)
-    pool = [
-        Candidate(
-            t.number,
-            trial_config(t),
-            windows_of(t),
-            peak_rss=(trial_result(t) or ProbeResult()).peak_rss_bytes or 0,
-        )
-        for t in trials
-        if usable(t)
-    ]
+    pool = [_candidate(t) for t in trials if usable(t)]
     baseline = baseline_of(trials)
     base = next((c for c in pool if baseline is not None and c.trial == baseline.number), None)
     plan = confirmation_plan(pool, base, top)

@@ -38,7 +38,7 @@ class WindowPruner(optuna.pruners.BasePruner):
             return False
         best_low = None
         for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-            if t.user_attrs.get("partial") or not t.intermediate_values:
+            if not t.intermediate_values:
                 continue
             low = min(t.intermediate_values.values())
             best_low = low if best_low is None else max(best_low, low)

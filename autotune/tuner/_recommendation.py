@@ -11,8 +11,9 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
-from autotune.contract import DATALOADER_KEYS, LoaderConfig
+from autotune.contract import CEILING_GAP, DATALOADER_KEYS, LoaderConfig
 from autotune.tuner._ceiling import bound_for, ceiling_rate, transport_rate
+from autotune.tuner._interference import account
 from autotune.tuner._records import baseline_of, counted, trial_config, usable
 
 
@@ -64,7 +65,11 @@ def summarize(study: optuna.Study, storage: str) -> dict[str, Any]:
     ranks = int(attrs.get("nproc_per_node") or 1)
     cpu_per_rank = max(1, int((attrs.get("hardware") or {}).get("cpu_count") or 1) // ranks)
     bound, binding = bound_for(study, best_workers, cpu_per_rank)
+    if bound and best_rate and best_rate > bound * (1 + CEILING_GAP):
+        bound, binding = None, None  # the answer itself ran past it: it binds nothing
     measured_loader = _measured_loader(best or base)
+    # Windows taken while another process used the cores: said, and the interval widened.
+    interval, interference = account(study, finished, best, base)
     return {
         "study": study.study_name,
         "storage": storage,
@@ -82,7 +87,7 @@ def summarize(study: optuna.Study, storage: str) -> dict[str, Any]:
             "trial": best.number,
             "config": trial_config(best).to_dict(),
             "samples_per_s": best_rate,
-            "ci95": confirmation.get("ci95"),
+            "ci95": interval,
         },
         "baseline": None
         if base is None
@@ -99,6 +104,9 @@ def summarize(study: optuna.Study, storage: str) -> dict[str, Any]:
         # Against the lower of the two ceilings: what any loader setting could reach.
         "efficiency": (best_rate / bound) if best_rate and bound else None,
         "diagnosis": attrs.get("diagnosis"),
+        # How much other processes used the cores while measuring, and what it did to the
+        # answer; null where no window was read (results from before it was measured).
+        "interference": interference,
         # Set when the answer is a judgement rather than a search (a script too short to tune).
         "verdict": attrs.get("verdict"),
         "stop_reason": attrs.get("stop_reason"),

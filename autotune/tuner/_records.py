@@ -7,7 +7,8 @@ Trial user attributes (the schema the store, the API and the dashboard read):
   script_config  the settings the script itself wrote
   result  the ProbeResult as a dict, without the output tail
   output_tail    the last lines of the script's output, for failures only
-  partial true when the script ended before every window was measured
+  partial true when the script ended before every window was measured (usable with
+          at least one window)
   duplicate_of   the trial already measured with the same settings (no probe was run)
 
 Confirmation re-measurements are kept on the study (``confirmation``), not as trials.
@@ -83,12 +84,12 @@ def role(trial: FrozenTrial) -> Role:
 
 
 def usable(trial: FrozenTrial) -> bool:
-    """Measured in full, so it may be recommended."""
-    return (
-        trial.state == TrialState.COMPLETE
-        and trial.value is not None
-        and not trial.user_attrs.get("partial", False)
-    )
+    """Measured, so it may be recommended: in full, or until the script ended after at least
+    one clean window. A fast config that finished a short script is the best evidence a probe
+    can get; its few windows give it a wide interval, never a disqualification."""
+    if trial.state != TrialState.COMPLETE or trial.value is None:
+        return False
+    return not trial.user_attrs.get("partial", False) or bool(trial.intermediate_values)
 
 
 def windows_of(trial: FrozenTrial) -> list[float]:

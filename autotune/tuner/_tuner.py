@@ -71,6 +71,7 @@ class Tuner:
         self._after_trial = after_trial or (lambda study: None)
         self._started = time.monotonic()
         self._last_space: SearchSpace | None = None
+        self._fitted = False  # the last probe knew the script's length
         settings = options.settings
         if not settings.min_windows and options.min_windows and target.nproc_per_node == 1:
             settings = replace(settings, min_windows=min(options.min_windows, settings.windows))
@@ -94,12 +95,25 @@ class Tuner:
         *,
         on_window: WindowCallback | None = None,
     ) -> ProbeResult:
-        return self.runner.run(
+        settings = self._settings
+        known = self._script_batches()
+        if known:  # the probe sizes its warm-up and windows to fit the script's run
+            settings = replace(settings, script_batches=known)
+        self._fitted = known is not None
+        result = self.runner.run(
             self.target,
-            TrialConfig(loader=config, settings=self._settings, mode=mode),
+            TrialConfig(loader=config, settings=settings, mode=mode),
             timeout_s=self.options.trial_timeout_s,
             on_window=on_window,
         )
+        if result.script_batches and (known is None or result.script_batches < known):
+            self.study.set_user_attr("script_batches", result.script_batches)
+        return result
+
+    def _script_batches(self) -> int | None:
+        """Batches the script's whole run takes, once a probe saw it end by itself."""
+        value = self.study.user_attrs.get("script_batches")
+        return int(value) if value else None
 
     def _time_left(self) -> bool:
         return time.monotonic() - self._started < self.options.timeout_s
@@ -312,7 +326,8 @@ class Tuner:
     def _duplicate_of(self, config: LoaderConfig) -> int | None:
         for t in self._trials():
             finished = t.state in (TrialState.COMPLETE, TrialState.FAIL) and measured(t)
-            if not finished:
+            if not finished or (t.user_attrs.get("partial") and not t.intermediate_values):
+                # No window measured it: the script ended first (it is probed again, fitted).
                 continue
             if role(t) != "baseline":
                 if LoaderConfig.from_dict(t.params) == config:
@@ -370,7 +385,24 @@ class Tuner:
         )
         if state == TrialState.FAIL:
             back_off(self.study, trial.number, config, result, self._last_space, self.reporter.note)
+        self._refit(trial.params, result)
         self._after_trial(self.study)
+
+    def _refit(self, params: dict[str, object], result: ProbeResult) -> None:
+        """A config that finished the script before a single window, faster than anything
+        measured, is probed again now that its length is known (windows then fit): it is
+        never passed over on a technicality."""
+        best = self._best_value()
+        if (
+            result.status == "ended_early"
+            and not result.windows
+            and result.samples_per_s
+            and self._script_batches()
+            and not self._fitted
+            and (best is None or result.samples_per_s > best)
+        ):
+            self.reporter.note("  it ended the script before a window: measuring it again, fitted")
+            self.study.enqueue_trial(dict(params), user_attrs={"role": "seeded"})
 
     def _confirm(self) -> None:
         def probe(config: LoaderConfig | None) -> ProbeResult:

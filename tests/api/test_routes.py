@@ -55,6 +55,18 @@ def test_one_study_with_its_diagnosis(client: TestClient) -> None:
     assert body["failures"][0]["status"] == "crashed"
 
 
+def test_one_study_says_what_another_process_did_to_its_windows(client: TestClient) -> None:
+    body = client.get(f"{V1}/studies/alpha").json()
+    # The factory's baseline ran its last window beside another process using 0.9 cores.
+    said = body["interference"]
+    assert said["baseline"] == {"disturbed": 1, "windows": 3}
+    assert said["recommended"]["disturbed"] == 0
+    assert said["summary"].startswith("another process used 0.9 cores during 1 of 3 windows")
+    assert said["max_cores"] == 0.9
+    # A study without readings (failed before any window) says nothing.
+    assert client.get(f"{V1}/studies/broken").json()["interference"] is None
+
+
 def test_unknown_study_is_a_404_saying_where_to_look(client: TestClient) -> None:
     for path in ("nope", "nope/best", "nope/trials", "nope/trials/0"):
         r = client.get(f"{V1}/studies/{path}")

@@ -76,6 +76,20 @@ def test_script_that_never_builds_a_dataloader(db_url: str) -> None:
     _one_line_error(result, "never iterated a torch DataLoader")
 
 
+def test_a_trainer_without_a_dataloader_is_told_in_seconds(db_url: str) -> None:
+    # It would train for hours: the trial timeout (120 s) must not be what ends it.
+    proc = subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "probe", str(SCRIPTS / "memmap_trainer.py")]
+        + ["--storage", db_url, "--trials", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode != 0
+    assert "no DataLoader to tune" in proc.stderr and "np.memmap" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
 def _autotune(
     *args: str, env: dict[str, str] | None = None, timeout: float = 240
 ) -> subprocess.CompletedProcess[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,27 @@ def test_lightning_measures_the_train_loader_not_the_sanity_check(tmp_path: Path
     # Settings on the train loader only; the val loader (batch 4) keeps its own.
     seen = json.loads(report.read_text())
     assert seen == {"train_workers": 1, "train_batch": 16, "val_workers": 0, "val_batch_size": 4}
+
+
+@pytest.mark.slow
+def test_lightning_fit_that_ends_in_the_replay_still_gets_a_compute_ceiling() -> None:
+    # One epoch of 512 batches: the baseline's windows take a few hundred, and the replay
+    # runs through the rest of the fit loop in well under a window.
+    pytest.importorskip("lightning")
+    settings = replace(FAST, window_s=0.5, windows=2)
+    res = probe(
+        str(FRAMEWORKS / "lightning_train.py"),
+        "--max-epochs",
+        "1",
+        settings=settings,
+        mode="baseline",
+        timeout_s=120,
+    )
+    assert res.status == "ok", res.reason + res.stderr_tail
+    assert res.ceiling_status == "ok", res.ceiling_status
+    assert res.ceiling_samples_per_s and res.samples_per_s
+    assert res.ceiling_samples_per_s > 2 * res.samples_per_s  # the step without the loading
+    assert res.script_batches == 512  # it saw the whole fit: later probes fit inside it
 
 
 @pytest.mark.slow
@@ -120,6 +142,18 @@ def test_merge_sums_rates_and_keeps_the_slowest_rank() -> None:
     assert job.step_p50_s == 0.2
     assert (job.batches, job.samples) == (20, 160)
     assert job.ranks is not None and [r["rank"] for r in job.ranks] == [0, 1]
+
+
+def test_merge_takes_the_other_ranks_out_of_each_ranks_interference() -> None:
+    # Each rank's tree used 1 core; each read the other rank's core as outside its tree.
+    ranks = [_rank("ok", [10, 12, 11], 0.1), _rank("ok", [9, 10, 10], 0.1)]
+    for res, cores in zip(ranks, ([1.0, 1.9, 1.05], [1.1, 2.1, 0.9]), strict=True):
+        res.main_cpu_s, res.worker_cpu_s, res.measured_wall_s = 0.5, 1.0, 1.5
+        res.interference_cores = cores
+    job = merge_rank_results(ranks)
+    assert job.interference_cores == pytest.approx([0.05, 1.0, 0.025])
+    ranks[1].interference_cores = []  # a rank without readings: the job has none
+    assert merge_rank_results(ranks).interference_cores == []
 
 
 def test_merge_names_the_failed_rank() -> None:

@@ -195,3 +195,36 @@ def test_a_ramp_seen_before_the_choice_is_still_waited_out(monkeypatch) -> None:
     meter.iter_started(0.0)
     meter.prewarm(delivered)
     assert not meter.measuring
+
+
+def test_interference_is_read_at_window_edges_only(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    clock = iter(float(i) * 0.25 for i in range(10_000))
+    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: next(clock))
+    readings = iter([None, 0.1, 1.2, 0.0])  # the mark at measure start, then one per window
+    calls = []
+
+    def outside() -> float | None:
+        calls.append(True)
+        return next(readings)
+
+    meter = Meter(SETTINGS, outside_cpu=outside)
+    meter.iter_started(0.0)
+    t = 0.0
+    while not meter.done:
+        meter.record(t, t + 0.1, 10)
+        t += 0.5
+    assert len(calls) == 4  # never per batch
+    assert meter.summary()["interference_cores"] == [0.1, 1.2, 0.0]
+
+
+def test_a_window_without_a_reading_leaves_none_at_all(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    clock = iter(float(i) * 0.25 for i in range(10_000))
+    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: next(clock))
+    readings = iter([None, 0.1, None, 0.2])
+    meter = Meter(SETTINGS, outside_cpu=lambda: next(readings))
+    meter.iter_started(0.0)
+    t = 0.0
+    while not meter.done:
+        meter.record(t, t + 0.1, 10)
+        t += 0.5
+    assert meter.summary()["interference_cores"] == []

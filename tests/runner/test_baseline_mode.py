@@ -55,9 +55,15 @@ def test_a_script_that_ends_during_the_ceiling_keeps_its_baseline() -> None:
     assert res.status == "ok", res.reason + res.stderr_tail
     assert len(res.windows) == quick.windows and res.samples_per_s
     assert seen == res.windows
+    # The ceiling uses what there was: the windows the script's last 6 steps left time for.
+    assert res.ceiling_status == "ok", res.ceiling_status
+    assert 0 < len(res.ceiling_windows) < quick.windows and res.ceiling_samples_per_s
+    assert res.script_batches == 24
+    # Two replayed steps are no window at all: no ceiling, and the status says why.
+    res, _ = _baseline("steps.py", "--steps", "20", settings=quick)
+    assert res.status == "ok", res.reason + res.stderr_tail
     assert res.ceiling_samples_per_s is None
     assert res.ceiling_status.startswith("the script ended"), res.ceiling_status
-    assert len(res.ceiling_windows) < quick.windows
 
 
 def test_a_script_shorter_than_the_baseline_ends_early_as_in_measure_mode() -> None:

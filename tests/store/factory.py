@@ -60,6 +60,8 @@ def probe_result(rng: random.Random, workers: int, status: str = "ok") -> ProbeR
         script_config=LoaderConfig(num_workers=0, batch_size=32, pin_memory=False),
         applied_config=config,
         windows=[rate * rng.uniform(0.95, 1.05) for _ in range(3)] if ok else [],
+        # Another process on the cores during the baseline's last window (2 cores: >= 0.5).
+        interference_cores=[0.05, 0.1, 0.9 if workers == 0 else 0.1] if ok else [],
         samples_per_s=rate if ok else None,
         step_p50_s=0.01,
         step_p95_s=0.02,

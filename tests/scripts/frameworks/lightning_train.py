@@ -64,11 +64,12 @@ if __name__ == "__main__":
     p.add_argument("--latency", type=float, default=0.002)
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--report", default="")
+    p.add_argument("--max-epochs", type=int, default=1000)
     args = p.parse_args()
     trainer = pl.Trainer(
         accelerator="cpu",
         devices=1,
-        max_epochs=1000,
+        max_epochs=args.max_epochs,
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=False,

@@ -1,0 +1,94 @@
+"""A trial's settings written onto a DataLoader that already exists.
+
+The settings are written as attributes, as ``DataLoader.__init__`` leaves them, rather than by
+running ``__init__`` again: libraries change a loader after it was built (one swaps in a
+repeating sampler with ``object.__setattr__`` and builds its endless iterator in ``__init__``),
+and a second ``__init__`` silently undoes that (its sampler ran dry: "generator raised
+StopIteration"). The worker settings are read by torch only when an iterator starts, so writing
+them is all torch itself would do. A batch size is applied only where the loader's batch
+sampler is the plain one torch made; anything else is left as the script built it, and said.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from torch.utils.data import BatchSampler, DataLoader
+
+from autotune.contract import LoaderConfig
+
+def script_config(arguments: dict[str, Any]) -> LoaderConfig:
+    """The settings the script itself wrote, with torch's defaults made explicit."""
+    workers = int(arguments.get("num_workers") or 0)
+    prefetch = arguments.get("prefetch_factor")
+    if workers > 0 and prefetch is None:
+        prefetch = 2
+    return LoaderConfig(
+        num_workers=workers,
+        prefetch_factor=prefetch if workers > 0 else None,
+        pin_memory=bool(arguments.get("pin_memory", False)),
+        persistent_workers=bool(arguments.get("persistent_workers", False)),
+        batch_size=None
+        if arguments.get("batch_sampler") is not None
+        else arguments.get("batch_size"),
+        num_streams=0,
+    )
+
+
+def apply_config(arguments: dict[str, Any], config: LoaderConfig) -> dict[str, Any]:
+    """New DataLoader arguments with ``config`` applied under torch's rules."""
+    return config.dataloader_kwargs(arguments)
+
+
+def _plain_batch_sampler(loader: Any) -> bool:
+    """Is the loader's batch sampler the one ``DataLoader.__init__`` built from its sampler?"""
+    sampler = loader.__dict__.get("batch_sampler")
+    return type(sampler) is BatchSampler and sampler.sampler is loader.__dict__.get("sampler")
+
+
+def write_settings(loader: DataLoader[Any], arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Write ``arguments``' worker settings (and batch size, where safe) onto ``loader``.
+
+    Returns the arguments as applied and, when part of them could not be applied safely,
+    why (empty otherwise). ``DataLoader.__setattr__`` refuses some of these writes after
+    ``__init__``, for users' sake; ``object.__setattr__`` does what ``__init__`` does."""
+    applied = dict(arguments)
+    workers = int(arguments.get("num_workers") or 0)
+    prefetch = arguments.get("prefetch_factor")
+    values = {
+        "num_workers": workers,
+        "prefetch_factor": (2 if prefetch is None else int(prefetch)) if workers > 0 else None,
+        "pin_memory": bool(arguments.get("pin_memory")),
+        "persistent_workers": bool(arguments.get("persistent_workers")) and workers > 0,
+        "timeout": (arguments.get("timeout") or 0) if workers > 0 else 0,
+    }
+    for name, value in values.items():
+        object.__setattr__(loader, name, value)
+    # Through its property: torch turns a start-method name into a context and checks it.
+    loader.multiprocessing_context = (
+        arguments.get("multiprocessing_context") if workers > 0 else None
+    )
+    # A persistent iterator started with other settings would be reused as it is.
+    if loader.__dict__.get("_iterator") is not None:
+        old = loader.__dict__["_iterator"]
+        object.__setattr__(loader, "_iterator", None)
+        shutdown = getattr(old, "_shutdown_workers", None)
+        if shutdown is not None:
+            shutdown()
+    refused = ""
+    size = arguments.get("batch_size")
+    current = loader.__dict__.get("batch_size")
+    if arguments.get("batch_sampler") is None and size is not None and size != current:
+        if current is not None and _plain_batch_sampler(loader):
+            sampler = BatchSampler(loader.sampler, int(size), bool(loader.drop_last))
+            object.__setattr__(loader, "batch_sampler", sampler)
+            object.__setattr__(loader, "batch_size", int(size))
+        else:
+            applied["batch_size"] = current
+            refused = (
+                f"batch_size={size} not applied: the loader's batch sampler is not the one "
+                f"torch built ({type(loader.__dict__.get('batch_sampler')).__name__}), so its "
+                "batch size cannot be changed safely; the script's own was kept"
+            )
+    return applied, refused
+

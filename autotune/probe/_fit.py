@@ -1,0 +1,40 @@
+"""Measurement sized to the script's own length, once a probe of it has seen it end.
+
+Real runs are finite: with a fast config a 3-epoch script can end before a warm-up and five
+windows sized for long runs are over, and the evidence of a fast config is the most valuable
+a probe gets. When the tuner knows how many batches the script's run takes (a probe saw it
+end by itself: ``ProbeSettings.script_batches``), the warm-up ends by ``WARMUP_SHARE`` of
+them at the latest, and the windows shrink so that the windows wanted fit, with a margin, in
+the batches left at the warm-up's rate.
+"""
+
+from __future__ import annotations
+
+from autotune.contract import ProbeSettings
+
+# The warm-up ends (flagged not steady if it must) once this share of the script's batches
+# has been delivered.
+WARMUP_SHARE = 1 / 3
+# Of the time the batches left should take, the share the windows plan to use.
+WINDOWS_SHARE = 0.8
+# Windows shorter than this time mostly scheduling noise.
+MIN_WINDOW_S = 0.05
+
+
+def warmup_over(settings: ProbeSettings, seen: int) -> bool:
+    """Must the warm-up end now, ``seen`` batches into a script of known length?"""
+    total = settings.script_batches
+    return bool(total) and seen >= total * WARMUP_SHARE
+
+
+def fitted_window_s(settings: ProbeSettings, seen: int, batches_per_s: float | None) -> float:
+    """The window length that fits the windows wanted into what is left of the script."""
+    total = settings.script_batches
+    if not total or not batches_per_s or batches_per_s <= 0:
+        return settings.window_s
+    left = total - seen
+    want = max(2, settings.min_windows or settings.windows)
+    if left <= want * settings.min_batches_per_window:
+        return settings.window_s  # too little left to fit anything: measure what there is
+    fitted = WINDOWS_SHARE * left / batches_per_s / want
+    return max(MIN_WINDOW_S, min(settings.window_s, fitted))

@@ -1,0 +1,109 @@
+"""Notices a script that trains without a torch DataLoader, in seconds rather than at the
+trial timeout.
+
+Many small trainers take random windows of a ``np.memmap`` or index tensors directly: they
+run happily for hours, and "no result within the timeout" would be the wrong verdict. Training
+shows itself in backward passes and optimizer steps, so both are counted (``torch.autograd.
+backward``, which ``Tensor.backward`` calls, and torch's global optimizer step hook). Once
+the script has taken ``STEPS`` of them with no DataLoader iterated, or ``MIN_STEPS`` over
+``SECONDS`` (a big model's steps are slow), the probe ends with ``no_dataloader``. A script
+that prepares data for minutes before its loader (tokenising, say) takes no steps meanwhile,
+so it is never cut short.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from time import perf_counter
+from typing import Any
+
+import torch
+from torch.optim.optimizer import register_optimizer_step_post_hook
+
+# Training steps with no DataLoader iterated that end a probe: this many, or MIN_STEPS
+# once SECONDS have passed since the first.
+STEPS = 20
+MIN_STEPS = 3
+SECONDS = 10.0
+
+
+class NoDataLoader(BaseException):  # noqa: N818 - a probe outcome, like ProbeDone
+    """The script trains without iterating a torch DataLoader: nothing to tune.
+
+    A ``BaseException`` so that a training loop's ``except Exception:`` lets it through."""
+
+
+class NoLoaderWatch:
+    """Counts training steps until a DataLoader is iterated (``iterated()`` says so)."""
+
+    def __init__(self, iterated: Callable[[], int], built: Callable[[], int]) -> None:
+        self._iterated = iterated
+        self._built = built
+        self.backwards = 0
+        self.optimizer_steps = 0
+        self._first: float | None = None
+        self._optimizers: set[str] = set()
+        self._handle: Any = None
+        self._backward: Callable[..., Any] | None = None
+        self._off = False
+
+    def install(self) -> None:
+        original = torch.autograd.backward
+        watch = self
+
+        def backward(*args: Any, **kwargs: Any) -> Any:
+            if not watch._off:
+                watch.backwards += 1
+                watch._check()
+            return original(*args, **kwargs)
+
+        self._backward = original
+        torch.autograd.backward = backward  # type: ignore[assignment]
+        self._handle = register_optimizer_step_post_hook(self._on_step)
+
+    def uninstall(self) -> None:
+        if self._backward is not None:
+            torch.autograd.backward = self._backward  # type: ignore[assignment]
+            self._backward = None
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+
+    def _on_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        if not self._off:
+            self.optimizer_steps += 1
+            self._optimizers.add(type(optimizer).__name__)
+            self._check()
+
+    def _check(self) -> None:
+        if self._iterated():
+            self._off = True  # a loader is in use: the meter decides from here
+            return
+        now = perf_counter()
+        if self._first is None:
+            self._first = now
+        steps = max(self.backwards, self.optimizer_steps)
+        took = now - self._first
+        if steps >= STEPS or (steps >= MIN_STEPS and took >= SECONDS):
+            self._off = True
+            raise NoDataLoader(self.reason(steps, took))
+
+    def reason(self, steps: int, took: float) -> str:
+        did = f"{self.backwards} backward passes"
+        if self.optimizer_steps:
+            names = ", ".join(sorted(self._optimizers))
+            did += f" and {self.optimizer_steps} optimizer steps ({names})"
+        built = self._built()
+        without = (
+            f"without iterating the {built} torch DataLoader(s) it built"
+            if built
+            else "without iterating a torch DataLoader"
+        )
+        hint = " (numpy is loaded: windows of an np.memmap?)" if "numpy" in sys.modules else ""
+        return (
+            f"no DataLoader to tune: the script took {did} in {took:.1f} s {without}; it "
+            f"loads its batches another way{hint}. autotune tunes torch.utils.data.DataLoader "
+            "settings (num_workers, prefetch_factor, pin_memory, persistent_workers): put the "
+            "data behind a Dataset and a DataLoader to tune it"
+        )

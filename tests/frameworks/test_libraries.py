@@ -1,0 +1,119 @@
+"""Real probes, through the CLI, of scripts that load with a third-party library's own loader:
+autotune's DataLoader patch must measure them and never break them, whatever the loader does
+around torch's (subclasses it, wraps it, prefetches from it in a thread, replaces it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
+
+LIBRARIES = SCRIPTS / "libraries"
+# The quickest probe that still seeds and measures tuned settings. Four workers at most: they
+# sleep more than they compute, so even a 2-core runner gains from them, and webdataset gives
+# each worker whole shards (the script writes 16).
+QUICK = [
+    "--warmup", "0.2", "--window", "0.5", "--windows", "3",
+    "--trial-timeout", "60", "--max-workers", "4",
+]  # fmt: skip
+# A trial with one of these means the patch broke the script or lost its loader.
+BROKEN = {"crashed", "hung", "no_dataloader", "ended_early"}
+# torch_geometric's import calls torch.jit.script, which torch 2.13 deprecates.
+PYG_IMPORT = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+
+
+@dataclass(frozen=True)
+class Library:
+    module: str  # must import for the case to run; installed by the dev extra
+    script: str
+    args: tuple[str, ...]
+    loader: str  # the class autotune reports measuring
+    dataset: str
+
+
+CASES = [
+    pytest.param(
+        Library("torch_geometric", "torch_geometric_train.py", (), "DataLoader", "SlowGraphs"),
+        id="torch_geometric-DataLoader",
+        marks=PYG_IMPORT,
+    ),
+    pytest.param(
+        Library(
+            "torch_geometric",
+            "torch_geometric_train.py",
+            ("--prefetch",),
+            "DataLoader",
+            "SlowGraphs",
+        ),
+        id="torch_geometric-PrefetchLoader",
+        marks=PYG_IMPORT,
+    ),
+    pytest.param(
+        Library("monai", "monai_train.py", (), "DataLoader", "Dataset"),
+        id="monai-DataLoader",
+    ),
+    pytest.param(
+        Library("monai", "monai_train.py", ("--loader", "thread"), "ThreadDataLoader", "Dataset"),
+        id="monai-ThreadDataLoader",
+    ),
+    pytest.param(
+        Library(
+            "torchdata.stateful_dataloader",
+            "torchdata_train.py",
+            (),
+            "StatefulDataLoader",
+            "SlowPoints",
+        ),
+        id="torchdata-StatefulDataLoader",
+    ),
+    pytest.param(
+        Library("webdataset", "webdataset_train.py", (), "DataLoader", "WebDataset"),
+        id="webdataset-WebLoader",
+    ),
+]
+
+
+def _probe(lib: Library, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], str]:
+    mark = uuid.uuid4().hex
+    proc = subprocess.run(
+        [
+            sys.executable, "-m", "autotune.cli", "probe", str(LIBRARIES / lib.script),
+            "--trials", "3", "--json", "--storage", f"sqlite:///{tmp_path / 'autotune.db'}",
+            *QUICK, "--", *lib.args,
+        ],  # fmt: skip
+        env={**os.environ, MARK_ENV: mark},
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    return proc, mark
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lib", CASES)
+def test_a_library_loader_is_probed_and_never_broken(lib: Library, tmp_path: Path) -> None:
+    pytest.importorskip(lib.module, reason=f"{lib.module} is in the dev extra; install it")
+    proc, mark = _probe(lib, tmp_path)
+    assert_no_orphans(mark)
+    assert proc.stdout, proc.stderr  # --json prints its object even when no trial succeeds
+    summary: dict[str, Any] = json.loads(proc.stdout)
+    failures: list[dict[str, Any]] = summary["failures"]
+    broken = [f for f in failures if f["status"] in BROKEN]
+    assert not broken, f"{broken}\n{proc.stderr}"
+    assert not [f for f in failures if f["trial"] == 0], proc.stderr
+    assert summary["baseline"]["samples_per_s"] > 0
+    # The baseline and at least one tuned setting measured to the end.
+    assert summary["trials"]["complete"] >= 2, proc.stderr
+    assert summary["measured_loader"]["loader"] == lib.loader
+    assert summary["measured_loader"]["dataset"] == lib.dataset
+    assert summary["recommended"]["samples_per_s"] > 0
+    assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,110 @@
+"""The ceilings under noise: what may drop the compute ceiling, and what an unknown one means."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import optuna
+
+from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
+from autotune.runner import Target
+from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
+from autotune.tuner._ceiling import bound_for, ceiling_suspect
+from tests.tuner.fake_runner import FakeRunner
+
+HW = {"id": "test-hw", "cpu_count": 2}
+
+
+def trial(number: int, windows: list[float], cores: list[float] | None) -> optuna.trial.FrozenTrial:
+    result: dict[str, Any] = {"windows": windows, "cpu_count": 2, "data_wait_fraction": 0.05}
+    if cores is not None:
+        result["interference_cores"] = cores
+    t = optuna.trial.create_trial(
+        state=optuna.trial.TrialState.COMPLETE,
+        value=sorted(windows)[len(windows) // 2],
+        intermediate_values=dict(enumerate(windows)),
+        user_attrs={"role": "search", "status": "ok", "result": result},
+    )
+    t.number = number
+    return t
+
+
+def test_disturbed_windows_never_disprove_the_compute_ceiling() -> None:
+    ceiling = [200.0] * 3
+    assert "trial #1" in (ceiling_suspect([trial(1, [300.0] * 3, None)], ceiling) or "")
+    assert "trial #1" in (ceiling_suspect([trial(1, [300.0] * 3, [0.0] * 3)], ceiling) or "")
+    assert ceiling_suspect([trial(1, [300.0] * 3, [1.0] * 3)], ceiling) is None
+    # Two quiet windows of three still run faster: that is evidence.
+    mixed = trial(1, [300.0, 310.0, 305.0], [0.0, 1.0, 0.1])
+    assert "trial #1" in (ceiling_suspect([mixed], ceiling) or "")
+    # Its quiet windows are the slow ones: what beat the ceiling was the disturbed one.
+    noisy = trial(1, [190.0, 900.0, 195.0], [0.0, 1.0, 0.0])
+    assert ceiling_suspect([noisy], ceiling) is None
+
+
+def _study(ceiling: dict[str, Any]) -> optuna.Study:
+    study = optuna.create_study(direction="maximize")
+    study.set_user_attr("ceiling", ceiling)
+    return study
+
+
+def test_no_ceiling_binds_while_the_compute_ceiling_is_unknown() -> None:
+    transport = {"transport_by_workers": {"0": 400.0, "2": 900.0}}
+    known = _study({"samples_per_s": 1000.0, "windows": [1000.0] * 3, **transport})
+    assert bound_for(known, 2, 2) == (900.0, "transport")
+    assert bound_for(known, 0, 2) == (400.0, "transport")
+    slow_compute = _study({"samples_per_s": 300.0, "windows": [300.0] * 3, **transport})
+    assert bound_for(slow_compute, 2, 2) == (300.0, "compute")
+    dropped = _study({"samples_per_s": None, "windows": [], "status": "unreliable: ..."})
+    dropped.set_user_attr("ceiling", {**dropped.user_attrs["ceiling"], **transport})
+    assert bound_for(dropped, 2, 2) == (None, None)
+    assert bound_for(_study({}), 2, 2) == (None, None)
+
+
+def _tuner(runner: FakeRunner) -> Tuner:
+    storage = optuna.storages.RDBStorage("sqlite:///:memory:")
+    study = open_study(storage, "s", StudyKey("train.py", (), HW), seed=1)
+    options = TunerOptions(trials=6, patience=3)
+    return Tuner(study, Target("train.py"), runner, options, cpu_count=2, cuda=False)
+
+
+class FasterThanTheCeiling(FakeRunner):
+    """Configs with workers run five times what the step allows: only noise, or a wrong
+    ceiling, does that. ``busy``: another process used a core during their windows."""
+
+    def __init__(self, busy: bool) -> None:
+        super().__init__(load_s=0.2, compute_s=0.005, after=self.readings)
+        self.busy = busy
+
+    def rate(self, config: LoaderConfig, *, ceiling: bool = False) -> float:
+        rate = super().rate(config, ceiling=ceiling)
+        return rate * 5 if config.num_workers and not ceiling else rate
+
+    def readings(self, config: TrialConfig, res: ProbeResult) -> ProbeResult:
+        res.transport_by_workers = {"0": 5000.0, "2": 20000.0}
+        busy = self.busy and bool(res.applied_config.num_workers)
+        res.interference_cores = [1.0 if busy else 0.0] * len(res.windows)
+        res.ceiling_interference_cores = [0.0] * len(res.ceiling_windows)
+        return res
+
+
+def test_a_ceiling_beaten_only_under_interference_stands() -> None:
+    runner = FasterThanTheCeiling(busy=True)
+    tuner = _tuner(runner)
+    tuner.run()
+    ceiling = tuner.study.user_attrs["ceiling"]
+    assert [c.mode for c in runner.calls].count("ceiling") == 0  # not even re-measured
+    assert ceiling["samples_per_s"] and "remeasured" not in ceiling
+
+
+def test_a_ceiling_beaten_in_quiet_windows_is_dropped_and_nothing_binds() -> None:
+    runner = FasterThanTheCeiling(busy=False)
+    tuner = _tuner(runner)
+    tuner.run()
+    ceiling = tuner.study.user_attrs["ceiling"]
+    assert ceiling["remeasured"] is True
+    assert ceiling["samples_per_s"] is None and ceiling["status"].startswith("unreliable")
+    summary = summarize(tuner.study, "mem")
+    # The transport ceiling is known, but the compute one could be lower: no efficiency.
+    assert summary["transport_ceiling_samples_per_s"] is not None
+    assert summary["efficiency"] is None and summary["binding_ceiling"] is None
