@@ -40,6 +40,38 @@ def apply_config(arguments: dict[str, Any], config: LoaderConfig) -> dict[str, A
     return config.dataloader_kwargs(arguments)
 
 
+def settings_of(loader: DataLoader[Any]) -> dict[str, Any]:
+    """The loader's settings as DataLoader arguments, read from the loader itself.
+
+    Read, not taken from the ``__init__`` call: a library's class may build its loader
+    without DataLoader's ``__init__`` (torchdata's StatefulDataLoader) or change it after
+    (a repeating batch sampler). A batch sampler torch built from ``batch_size`` is no
+    argument of the script's; any other is, and then there is no batch size to change."""
+    sampler = loader.__dict__.get("batch_sampler")
+    return {
+        "num_workers": loader.num_workers,
+        "prefetch_factor": loader.prefetch_factor,
+        "pin_memory": loader.pin_memory,
+        "persistent_workers": loader.persistent_workers,
+        "timeout": loader.timeout,
+        "multiprocessing_context": loader.multiprocessing_context,
+        "batch_size": loader.__dict__.get("batch_size"),
+        "batch_sampler": None if sampler is None or _plain_batch_sampler(loader) else sampler,
+    }
+
+
+def batch_size_of(arguments: dict[str, Any]) -> int | None:
+    """Samples per batch: the batch size, or that of the batch sampler (or of the one a
+    repeating sampler wraps)."""
+    size = arguments.get("batch_size")
+    sampler = arguments.get("batch_sampler")
+    if size is None and sampler is not None:
+        size = getattr(sampler, "batch_size", None)
+        if size is None:
+            size = getattr(getattr(sampler, "sampler", None), "batch_size", None)
+    return size if isinstance(size, int) else None
+
+
 def _plain_batch_sampler(loader: Any) -> bool:
     """Is the loader's batch sampler the one ``DataLoader.__init__`` built from its sampler?"""
     sampler = loader.__dict__.get("batch_sampler")

@@ -30,7 +30,7 @@ The iterators that feed it batch by batch are in ``_iterators.py``.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
 from typing import Any
 
@@ -63,18 +63,32 @@ def _quantile(values: list[float], q: float) -> float:
 
 
 def count_samples(batch: Any) -> int:
-    """Samples in a batch: the leading dimension of its first tensor-like leaf."""
+    """Samples in a batch: the leading dimension of its first tensor-like leaf; for a
+    library's own batch object, its graph count (PyG) or its length."""
     while True:
-        if hasattr(batch, "shape") and len(batch.shape) > 0:
-            return int(batch.shape[0])
-        if isinstance(batch, dict) and batch:
+        shape = getattr(batch, "shape", None)
+        if shape is not None and len(shape) > 0:
+            return int(shape[0])
+        if isinstance(batch, Mapping) and batch:  # dicts, and HF's BatchEncoding
             batch = next(iter(batch.values()))
         elif isinstance(batch, (list, tuple)) and batch:
             if not hasattr(batch[0], "shape") and not isinstance(batch[0], (list, tuple, dict)):
                 return len(batch)
             batch = batch[0]
         else:
-            return 1
+            return _object_samples(batch)
+
+
+def _object_samples(batch: Any) -> int:
+    graphs = getattr(batch, "num_graphs", None)
+    if isinstance(graphs, int):
+        return max(1, graphs)
+    if isinstance(batch, (str, bytes)) or not hasattr(batch, "__len__"):
+        return 1
+    try:
+        return max(1, len(batch))
+    except TypeError:
+        return 1
 
 
 class Meter:
@@ -335,6 +349,7 @@ class Meter:
         ):
             return False
         self.windows.append(self._window_samples / elapsed)
+        self.interference.append(self._outside_cpu())
         self._window_starts.append(self._starts_in_window)
         for i, held in enumerate([*self._held, self.windows[-1]]):
             self._on_window(len(self.windows) - len(self._held) - 1 + i, held)

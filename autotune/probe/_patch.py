@@ -33,7 +33,6 @@ Which loader is measured is decided by what the script does with it, not where i
 from __future__ import annotations
 
 import functools
-import inspect
 import sys
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -43,7 +42,13 @@ from typing import TYPE_CHECKING, Any
 from torch.utils.data import DataLoader
 
 from autotune.contract import LoaderConfig
-from autotune.probe._apply import apply_config, script_config, write_settings
+from autotune.probe._apply import (
+    apply_config,
+    batch_size_of,
+    script_config,
+    settings_of,
+    write_settings,
+)
 from autotune.probe._audition import CHOOSE_AFTER, Audition, Delivery
 
 if TYPE_CHECKING:
@@ -52,11 +57,11 @@ if TYPE_CHECKING:
 _ORIG_INIT = DataLoader.__init__
 _ORIG_ITER = DataLoader.__iter__
 _ORIG_GET_ITERATOR = DataLoader._get_iterator
-_SIGNATURE = inspect.signature(_ORIG_INIT)
-_ARGS_ATTR = "_autotune_args"
+_BUILT_ATTR = "_autotune_built"  # built while the patch was installed
 _SITE_ATTR = "_autotune_site"
 _APPLIED_ATTR = "_autotune_applied"
-_RAW_ATTR = "_autotune_raw"  # the loader's newest torch iterator
+_RAW_ATTR = "_autotune_raw"
+_NOT_APPLIED_ATTR = "_autotune_not_applied"  # the loader's newest torch iterator
 
 # Packages whose code builds loaders for the user: a line in them is not "the user's line".
 _FRAMEWORKS = ("torch", "lightning", "pytorch_lightning", "accelerate", "transformers")
@@ -83,6 +88,14 @@ class SettingsRefused(BaseException):  # noqa: N818 - a probe outcome, like Prob
     own failure; the probe reports it as ``not_applied``, never as the script crashing."""
 
 
+def _subclasses(cls: type) -> list[type]:
+    found = []
+    for sub in cls.__subclasses__():
+        found.append(sub)
+        found.extend(_subclasses(sub))
+    return found
+
+
 def _outer_class(cls: type) -> type | None:
     """The most derived class of ``cls`` (below DataLoader) that defines ``__iter__``."""
     for klass in cls.__mro__:
@@ -93,14 +106,17 @@ def _outer_class(cls: type) -> type | None:
     return None
 
 
-def detect_framework() -> str | None:
-    """The training framework the script uses, by the modules it imported."""
+def detect_framework(loader: Any = None) -> str | None:
+    """The training framework the script uses: by the modules it imported for Lightning
+    and the Trainer, by the measured loader's own class for Accelerate (other libraries
+    import accelerate without the script using it: monai through transformers.utils)."""
     modules = sys.modules
     if "lightning.pytorch" in modules or "pytorch_lightning" in modules:
         return "lightning"
     if "transformers.trainer" in modules:
         return "transformers"
-    if "accelerate" in modules:
+    module = type(loader).__module__ if loader is not None else ""
+    if module.split(".", 1)[0] == "accelerate":
         return "accelerate"
     return None
 
@@ -115,14 +131,13 @@ def _in_framework(module: str) -> bool:
 
 def _call_site(loader: Any) -> tuple[str, int] | None:
     """The line that built ``loader``; None when a framework's code built it."""
-    frame = sys._getframe(2)
-    # Step out of DataLoader subclasses' __init__ chains to where the script built it.
-    while (
-        frame is not None
-        and frame.f_code.co_name == "__init__"
-        and (frame.f_locals.get("self") is loader)
+    frame: Any = sys._getframe(1)
+    # Step out of this module and of DataLoader subclasses' __init__ chains to the script.
+    while frame is not None and (
+        frame.f_globals.get("__name__") == __name__
+        or (frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is loader)
     ):
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     if frame is None or _in_framework(_module(frame)):
         return None
     return frame.f_code.co_filename, frame.f_lineno
@@ -144,23 +159,10 @@ def _in_framework_eval() -> bool:
     return False
 
 
-def _arguments(loader: Any) -> dict[str, Any]:
-    args, kwargs = loader.__dict__[_ARGS_ATTR]
-    bound = _SIGNATURE.bind(loader, *args, **kwargs)
-    bound.apply_defaults()
-    return {k: v for k, v in bound.arguments.items() if k != "self"}
-
-
 def _original(loader: Any) -> dict[str, Any]:
-    """The script's own arguments, before any trial settings were applied."""
+    """The script's own settings, before any trial settings were applied."""
     original = loader.__dict__.get(_APPLIED_ATTR)
-    return original if original is not None else _arguments(loader)
-
-
-def _batch_size(arguments: dict[str, Any]) -> int | None:
-    sampler = arguments.get("batch_sampler")
-    size = arguments.get("batch_size") if sampler is None else getattr(sampler, "batch_size", None)
-    return size if isinstance(size, int) else None
+    return original if original is not None else settings_of(loader)
 
 
 class LoaderPatch:
@@ -188,27 +190,29 @@ class LoaderPatch:
         self._chosen_batch_size: int | None = None
         self._chosen_key: tuple[Any, ...] | None = None
         self._auditions: list[Audition] = []
-        # Library subclasses' own __iter__, replaced while installed: class -> original.
-        self._own_iters: dict[type, IterFn] = {}
+        # Library subclasses' own __iter__ and __init__, replaced while installed.
+        self._owns: dict[tuple[type, str], Any] = {}
+        self._had_init_subclass = False
+        self._orig_init_subclass: Any = None
 
     @property
     def last_iterator(self) -> Iterator[Any] | None:
         """The measured loader's newest torch iterator (its workers, its dataset)."""
         loader = self.current_loader
-        raw = loader.__dict__.get(_RAW_ATTR) if loader is not None else None
-        return raw if raw is not None else self._last_raw
+        if loader is None:
+            return self._last_raw
+        # A class with its own _get_iterator keeps its persistent one where torch does.
+        for raw in (loader.__dict__.get(_RAW_ATTR), loader.__dict__.get("_iterator")):
+            if raw is not None:
+                return raw  # type: ignore[no-any-return]
+        return self._last_raw
 
     def install(self) -> None:
         patch = self
 
         def __init__(loader: Any, *args: Any, **kwargs: Any) -> None:
             _ORIG_INIT(loader, *args, **kwargs)
-            # Outermost call only: a subclass may pass different args to super().__init__.
-            if _ARGS_ATTR not in loader.__dict__:
-                loader.__dict__[_ARGS_ATTR] = (args, kwargs)
-                loader.__dict__[_SITE_ATTR] = _call_site(loader)
-                patch.loaders_built += 1
-                patch._wrap_class(type(loader))
+            patch._built(loader)
 
         def __iter__(loader: Any) -> Any:
             if _outer_class(type(loader)) is not None:
@@ -220,6 +224,17 @@ class LoaderPatch:
             loader.__dict__[_RAW_ATTR] = it
             return it
 
+        def __init_subclass__(cls: type, **kwargs: Any) -> None:
+            super(DataLoader, cls).__init_subclass__(**kwargs)
+            patch._wrap_class(cls)
+
+        # Library classes defined from now on (the script imports them) are wrapped as they
+        # are defined: one may never call DataLoader.__init__ (torchdata's StatefulDataLoader).
+        self._had_init_subclass = "__init_subclass__" in DataLoader.__dict__
+        self._orig_init_subclass = DataLoader.__dict__.get("__init_subclass__")
+        DataLoader.__init_subclass__ = classmethod(__init_subclass__)  # type: ignore[assignment]
+        for cls in _subclasses(DataLoader):
+            self._wrap_class(cls)
         DataLoader.__init__ = __init__  # type: ignore[method-assign,assignment]
         DataLoader.__iter__ = __iter__  # type: ignore[method-assign]
         DataLoader._get_iterator = _get_iterator  # type: ignore[method-assign]
@@ -228,19 +243,42 @@ class LoaderPatch:
         DataLoader.__init__ = _ORIG_INIT  # type: ignore[method-assign]
         DataLoader.__iter__ = _ORIG_ITER  # type: ignore[method-assign]
         DataLoader._get_iterator = _ORIG_GET_ITERATOR  # type: ignore[method-assign]
-        own_iters, self._own_iters = self._own_iters, {}
-        for klass, own in own_iters.items():
-            type.__setattr__(klass, "__iter__", own)
+        if self._had_init_subclass:
+            DataLoader.__init_subclass__ = self._orig_init_subclass  # type: ignore[assignment]
+        elif "__init_subclass__" in DataLoader.__dict__:
+            del DataLoader.__init_subclass__
+        owns, self._owns = self._owns, {}
+        for (klass, name), own in owns.items():
+            type.__setattr__(klass, name, own)
+
+    def _built(self, loader: Any) -> None:
+        """A loader finished its outermost ``__init__``: mark it ours, once."""
+        if _BUILT_ATTR not in loader.__dict__:
+            loader.__dict__[_BUILT_ATTR] = True
+            loader.__dict__[_SITE_ATTR] = _call_site(loader)
+            self.loaders_built += 1
 
     def _wrap_class(self, cls: type) -> None:
-        """Measure a library subclass at its own ``__iter__``: what the script consumes."""
-        for klass in cls.__mro__:
-            if klass is DataLoader:
-                return
-            if "__iter__" in klass.__dict__ and klass not in self._own_iters:
-                own = klass.__dict__["__iter__"]
-                self._own_iters[klass] = own
-                type.__setattr__(klass, "__iter__", self._class_iter(klass, own))
+        """Measure a library subclass at its own ``__iter__`` (what the script consumes), and
+        mark its loaders at its own ``__init__`` (which may not call DataLoader's)."""
+        if "__iter__" in cls.__dict__ and (cls, "__iter__") not in self._owns:
+            own = cls.__dict__["__iter__"]
+            self._owns[(cls, "__iter__")] = own
+            type.__setattr__(cls, "__iter__", self._class_iter(cls, own))
+        if "__init__" in cls.__dict__ and (cls, "__init__") not in self._owns:
+            init = cls.__dict__["__init__"]
+            self._owns[(cls, "__init__")] = init
+            type.__setattr__(cls, "__init__", self._class_init(init))
+
+    def _class_init(self, init: Callable[..., None]) -> Callable[..., None]:
+        patch = self
+
+        @functools.wraps(init)
+        def __init__(loader: Any, *args: Any, **kwargs: Any) -> None:
+            init(loader, *args, **kwargs)
+            patch._built(loader)
+
+        return __init__
 
     def _class_iter(self, klass: type, own: IterFn) -> IterFn:
         patch = self
@@ -248,7 +286,7 @@ class LoaderPatch:
         @functools.wraps(own)
         def __iter__(loader: Any) -> Any:
             # A subclass of ``klass`` with its own __iter__ calling super(): measured there.
-            if _ARGS_ATTR not in loader.__dict__ or _outer_class(type(loader)) is not klass:
+            if _BUILT_ATTR not in loader.__dict__ or _outer_class(type(loader)) is not klass:
                 return own(loader)
             return patch._iter(loader, own)
 
@@ -259,7 +297,7 @@ class LoaderPatch:
         site = loader.__dict__.get(_SITE_ATTR)
         if site is None:
             return None
-        return (site, type(loader.dataset), _batch_size(_original(loader)))
+        return (site, type(loader.dataset), batch_size_of(_original(loader)))
 
     def _decided(self) -> bool:
         return self._chosen_key is not None or self._chosen_dataset is not None
@@ -270,7 +308,7 @@ class LoaderPatch:
         if not self._decided():
             return False
         if loader.dataset is self._chosen_dataset:
-            return _batch_size(_original(loader)) == self._chosen_batch_size
+            return batch_size_of(_original(loader)) == self._chosen_batch_size
         return self._chosen_key is not None and self._key(loader) == self._chosen_key
 
     def _choose(self, loader: Any, t0: float, t_first: float | None, batches: int) -> None:
@@ -278,22 +316,22 @@ class LoaderPatch:
         auditions, self._auditions = self._auditions, []
         for audition in auditions:
             audition.closed = True  # no other iteration can be chosen now
-        arguments = _arguments(loader)
+        arguments = settings_of(loader)
         original = _original(loader)
         self._chosen.add(loader)
         self._chosen_dataset = loader.dataset
-        self._chosen_batch_size = _batch_size(original)
+        self._chosen_batch_size = batch_size_of(original)
         self._chosen_key = self._key(loader)
         self.script_config = script_config(original)
         self.applied_config = script_config(arguments)
-        self.not_applied = loader.__dict__.get("_autotune_not_applied", "")
+        self.not_applied = loader.__dict__.get(_NOT_APPLIED_ATTR, "")
         if t_first is not None:
             self.time_to_first_batch_s = t_first - t0
         self.measured_loader = {
             "loader": type(loader).__name__,
             "dataset": type(loader.dataset).__name__,
-            "batch_size": _batch_size(original),
-            "framework": detect_framework(),
+            "batch_size": batch_size_of(original),
+            "framework": detect_framework(loader),
         }
         for audition in auditions:
             self._give_back(audition.loader)
@@ -303,15 +341,14 @@ class LoaderPatch:
             return
         original = loader.__dict__.pop(_APPLIED_ATTR, None)
         if original is not None:
-            applied, _ = write_settings(loader, original)
-            loader.__dict__[_ARGS_ATTR] = ((), applied)
+            write_settings(loader, original)
 
     def _inner(self, loader: Any) -> Any:
         """``DataLoader.__iter__`` called from a subclass's own ``__iter__`` or ``__init__``:
         the trial's settings apply (unless another loader was chosen), but the batches are
         timed where the script consumes them, at the subclass's ``__iter__``."""
         if (
-            _ARGS_ATTR in loader.__dict__
+            _BUILT_ATTR in loader.__dict__
             and _APPLIED_ATTR not in loader.__dict__
             and (self._is_chosen(loader) or not self._decided())
             and not _in_framework_eval()
@@ -323,7 +360,7 @@ class LoaderPatch:
 
     def _iter(self, loader: Any, own: IterFn) -> Any:
         self.loaders_iterated += 1
-        if _ARGS_ATTR not in loader.__dict__:
+        if _BUILT_ATTR not in loader.__dict__:
             return own(loader)
         chosen = self._is_chosen(loader)
         if not chosen and self._decided():
@@ -353,18 +390,25 @@ class LoaderPatch:
         return measured
 
     def _reconfigure(self, loader: Any) -> None:
-        arguments = _arguments(loader)
+        arguments = settings_of(loader)
         new = apply_config(arguments, self.config)
-        # The script's own arguments, to give back if this loader is not the one measured.
+        # The script's own settings, to give back if this loader is not the one measured.
         loader.__dict__[_APPLIED_ATTR] = arguments
+        refused = ""
         if new != arguments:
             try:
-                new, refused = write_settings(loader, new)
+                _, refused = write_settings(loader, new)
             except Exception as exc:
                 raise SettingsRefused(
                     f"autotune could not apply {self.config} to {type(loader).__name__}: "
                     f"{type(exc).__name__}: {exc}"
                 ) from exc
-            if refused:
-                loader.__dict__["_autotune_not_applied"] = refused
-        loader.__dict__[_ARGS_ATTR] = ((), new)
+        size = self.config.batch_size
+        if size is not None and arguments.get("batch_sampler") is not None:
+            sampler = type(arguments["batch_sampler"]).__name__
+            refused = (
+                f"batch_size={size} not applied: {type(loader).__name__} takes its batches "
+                f"from its own batch sampler ({sampler}); the script's batches were kept"
+            )
+        if refused:
+            loader.__dict__[_NOT_APPLIED_ATTR] = refused

@@ -179,6 +179,18 @@ def record_from_baseline(study: optuna.Study, result: ProbeResult, note: Note) -
     _say(ceiling, result, note)
 
 
+def _status(result: ProbeResult) -> str:
+    """ "ok", or how the ceiling probe failed and why, never a bare status: the user reads it."""
+    if result.ok:
+        return "ok"
+    why = result.reason or next(
+        (line.strip() for line in reversed(result.stderr_tail.splitlines()) if line.strip()), ""
+    )
+    if not why and result.exit_code is not None:
+        why = f"exit code {result.exit_code}, no output"
+    return f"{result.status}: {why}" if why else result.status
+
+
 def _say(ceiling: dict[str, Any], result: ProbeResult, note: Note) -> None:
     if ceiling["samples_per_s"]:
         hit = sum(ceiling.get("disturbed") or [])
@@ -200,7 +212,9 @@ def measure_ceiling(study: optuna.Study, probe: Probe, note: Note) -> float:
         return 0.0
     note("  measuring the ceilings (cached batches with no data cost; free samples, no step)")
     result = probe(LoaderConfig(), "ceiling")
-    ceiling = {**_record(result), **_transport(result), "status": result.status}
+    ceiling = {**_record(result), **_transport(result), "status": _status(result)}
+    if not result.ok and not ceiling["transport_by_workers"] and not ceiling["transport_reason"]:
+        ceiling["transport_reason"] = f"the ceiling probe ended first ({ceiling['status']})"
     study.set_user_attr(_ATTR, ceiling)
     _say(ceiling, result, note)
     return result.wall_s or 0.0

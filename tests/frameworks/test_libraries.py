@@ -28,7 +28,9 @@ QUICK = [
 # A trial with one of these means the patch broke the script or lost its loader.
 BROKEN = {"crashed", "hung", "no_dataloader", "ended_early"}
 # torch_geometric's import calls torch.jit.script, which torch 2.13 deprecates.
-PYG_IMPORT = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+PYG_IMPORT = pytest.mark.filterwarnings(
+    "ignore:`torch.jit.script` is deprecated:DeprecationWarning"
+)
 
 
 @dataclass(frozen=True)
@@ -84,12 +86,13 @@ CASES = [
 
 def _probe(lib: Library, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], str]:
     mark = uuid.uuid4().hex
+    command = [
+        sys.executable, "-m", "autotune.cli", "probe", str(LIBRARIES / lib.script),
+        "--trials", "3", "--json", "--storage", f"sqlite:///{tmp_path / 'autotune.db'}",
+        *QUICK, "--", *lib.args,
+    ]  # fmt: skip
     proc = subprocess.run(
-        [
-            sys.executable, "-m", "autotune.cli", "probe", str(LIBRARIES / lib.script),
-            "--trials", "3", "--json", "--storage", f"sqlite:///{tmp_path / 'autotune.db'}",
-            *QUICK, "--", *lib.args,
-        ],  # fmt: skip
+        command,
         env={**os.environ, MARK_ENV: mark},
         capture_output=True,
         text=True,

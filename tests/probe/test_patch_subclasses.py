@@ -138,8 +138,10 @@ def test_a_batch_size_the_library_owns_is_kept_and_said() -> None:
     try:
         loader = IteratorInInit(DATA, batch_size=8)
         assert all(len(batch[0]) == 8 for batch in loader)
-        assert patch.applied_config is not None and patch.applied_config.batch_size == 8
+        # Its batches come from its own sampler: no batch size of the script's to tune.
+        assert patch.applied_config is not None and patch.applied_config.batch_size is None
         assert "batch_size=16 not applied" in patch.not_applied
+        assert patch.measured_loader is not None and patch.measured_loader["batch_size"] == 8
     finally:
         patch.uninstall()
     # torch's own batch sampler is rebuilt with the new size.

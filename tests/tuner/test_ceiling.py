@@ -9,7 +9,7 @@ import optuna
 from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
 from autotune.runner import Target
 from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
-from autotune.tuner._ceiling import bound_for, ceiling_suspect
+from autotune.tuner._ceiling import bound_for, ceiling_suspect, ceiling_windows
 from tests.tuner.fake_runner import FakeRunner
 
 HW = {"id": "test-hw", "cpu_count": 2}
@@ -61,6 +61,17 @@ def test_no_ceiling_binds_while_the_compute_ceiling_is_unknown() -> None:
     assert bound_for(_study({}), 2, 2) == (None, None)
 
 
+def test_a_compute_ceiling_measured_under_interference_bounds_nothing() -> None:
+    record = {"samples_per_s": 300.0, "windows": [300.0, 310.0, 290.0], "cpu_count": 2}
+    readings = {"interference_limits": [0.5] * 3, "transport_by_workers": {"2": 900.0}}
+    busy = _study({**record, **readings, "interference_cores": [1.2, 1.0, 0.1]})
+    assert bound_for(busy, 2, 2) == (None, None)
+    assert ceiling_windows(busy) == []  # nor does it stop the search
+    quiet = _study({**record, **readings, "interference_cores": [0.0, 1.0, 0.1]})
+    assert bound_for(quiet, 2, 2) == (300.0, "compute")
+    assert ceiling_windows(quiet) == record["windows"]
+
+
 def _tuner(runner: FakeRunner) -> Tuner:
     storage = optuna.storages.RDBStorage("sqlite:///:memory:")
     study = open_study(storage, "s", StudyKey("train.py", (), HW), seed=1)
@@ -95,6 +106,10 @@ def test_a_ceiling_beaten_only_under_interference_stands() -> None:
     ceiling = tuner.study.user_attrs["ceiling"]
     assert [c.mode for c in runner.calls].count("ceiling") == 0  # not even re-measured
     assert ceiling["samples_per_s"] and "remeasured" not in ceiling
+    # But the answer ran past it: no efficiency is stated against it.
+    summary = summarize(tuner.study, "mem")
+    assert summary["recommended"]["samples_per_s"] > 1.1 * ceiling["samples_per_s"]
+    assert summary["efficiency"] is None and summary["binding_ceiling"] is None
 
 
 def test_a_ceiling_beaten_in_quiet_windows_is_dropped_and_nothing_binds() -> None:

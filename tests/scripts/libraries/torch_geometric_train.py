@@ -45,7 +45,8 @@ class GCN(nn.Module):
 
     def forward(self, batch: Batch) -> torch.Tensor:
         h = F.relu(self.conv(batch.x, batch.edge_index))
-        return self.head(global_mean_pool(h, batch.batch))
+        logits: torch.Tensor = self.head(global_mean_pool(h, batch.batch))
+        return logits
 
 
 def main() -> None:
@@ -56,6 +57,9 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--prefetch", action="store_true")
     args = p.parse_args()
+    # A model this small gains nothing from intra-op threads; on a shared runner they spin
+    # against the loader's workers, and the step, not the loading, would be measured.
+    torch.set_num_threads(1)
     loader = DataLoader(
         SlowGraphs(args.size, args.latency), batch_size=16, shuffle=True, num_workers=args.workers
     )

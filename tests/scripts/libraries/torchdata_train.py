@@ -34,6 +34,9 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--checkpoint-every", type=int, default=20)
     args = p.parse_args()
+    # A model this small gains nothing from intra-op threads; on a shared runner they spin
+    # against the loader's workers, and the step, not the loading, would be measured.
+    torch.set_num_threads(1)
     loader = StatefulDataLoader(
         SlowPoints(args.size, args.latency), batch_size=16, shuffle=True, num_workers=args.workers
     )

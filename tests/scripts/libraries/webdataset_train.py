@@ -50,6 +50,9 @@ def main() -> None:
     p.add_argument("--latency", type=float, default=0.002)
     p.add_argument("--workers", type=int, default=0)
     args = p.parse_args()
+    # A model this small gains nothing from intra-op threads; on a shared runner they spin
+    # against the loader's workers, and the step, not the loading, would be measured.
+    torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as tmp:
         urls = write_shards(Path(tmp), args.shards, args.per_shard)
         dataset = (

@@ -1,0 +1,52 @@
+"""A real search beside a CPU-spinning process: the answer says so and claims no false bound."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from tests.conftest import EXAMPLES, MARK_ENV, assert_no_orphans
+
+SPIN = "print('spinning', flush=True)\nwhile True: pass"
+CLI = [sys.executable, "-m", "autotune.cli", "probe"]
+# The fastest probes the CLI allows, two trials: the baseline (with its ceilings) and a seed.
+QUICK = ["--trials", "2", "--patience", "1", "--json", "--trial-timeout", "60"]
+QUICK += ["--warmup", "0.1", "--max-warmup", "2", "--window", "0.25", "--windows", "2"]
+SCRIPT = ["--", "--epochs", "100", "--width", "512"]
+
+
+@pytest.mark.slow
+def test_a_model_bound_search_beside_a_spinner_says_so(db_url: str) -> None:
+    mark = uuid.uuid4().hex
+    with subprocess.Popen(
+        [sys.executable, "-c", SPIN], stdout=subprocess.PIPE, text=True
+    ) as spinner:
+        try:
+            assert spinner.stdout is not None
+            assert spinner.stdout.readline().strip() == "spinning"  # it spins from here on
+            proc = subprocess.run(
+                [*CLI, str(EXAMPLES / "model_bound.py"), "--storage", db_url, *QUICK, *SCRIPT],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env={**os.environ, MARK_ENV: mark},
+            )
+        finally:
+            spinner.kill()
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    said = data["interference"]
+    # The spinner took a core of two in every window: the windows say so, and so does the answer.
+    assert said["baseline"]["windows"] > 0 and said["disturbed_windows"] >= 1, said
+    assert said["max_cores"] >= 0.5, said
+    assert "another process used" in said["summary"], said
+    # The step binds a model-bound loop: never an efficiency against the loader's transport.
+    assert data["binding_ceiling"] in (None, "compute"), data
+    if data["binding_ceiling"] is None:
+        assert data["efficiency"] is None
+    assert_no_orphans(mark)
