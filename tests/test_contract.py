@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autotune.contract import CEILING_GAP, ProbeSettings
+from autotune.contract import CEILING_GAP, ProbeResult, ProbeSettings
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,10 @@ def test_a_ceiling_settles_at_the_precision_it_is_used_to() -> None:
     assert settings.for_ceiling().enough([100.0, 108.0])  # within CEILING_GAP
     assert not settings.for_ceiling().enough([100.0, 115.0])
     assert settings.for_ceiling().settled_spread == CEILING_GAP
+
+
+def test_a_result_stored_before_interference_was_read_loads_without_it() -> None:
+    old = {"status": "ok", "windows": [10.0, 11.0], "samples_per_s": 10.5, "gone_key": 1}
+    res = ProbeResult.from_dict(old)
+    assert res.interference_cores == [] and res.ceiling_interference_cores == []
+    assert ProbeResult.from_dict(res.to_dict()) == res

@@ -17,6 +17,7 @@ from torch.utils.data import BatchSampler, DataLoader
 
 from autotune.contract import LoaderConfig
 
+
 def script_config(arguments: dict[str, Any]) -> LoaderConfig:
     """The settings the script itself wrote, with torch's defaults made explicit."""
     workers = int(arguments.get("num_workers") or 0)
@@ -78,7 +79,9 @@ def _plain_batch_sampler(loader: Any) -> bool:
     return type(sampler) is BatchSampler and sampler.sampler is loader.__dict__.get("sampler")
 
 
-def write_settings(loader: DataLoader[Any], arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def write_settings(
+    loader: DataLoader[Any], arguments: dict[str, Any]
+) -> tuple[dict[str, Any], str]:
     """Write ``arguments``' worker settings (and batch size, where safe) onto ``loader``.
 
     Returns the arguments as applied and, when part of them could not be applied safely,
@@ -123,4 +126,3 @@ def write_settings(loader: DataLoader[Any], arguments: dict[str, Any]) -> tuple[
                 "batch size cannot be changed safely; the script's own was kept"
             )
     return applied, refused
-

@@ -24,7 +24,7 @@ MIN_WINDOW_S = 0.05
 def warmup_over(settings: ProbeSettings, seen: int) -> bool:
     """Must the warm-up end now, ``seen`` batches into a script of known length?"""
     total = settings.script_batches
-    return bool(total) and seen >= total * WARMUP_SHARE
+    return total is not None and total > 0 and seen >= total * WARMUP_SHARE
 
 
 def fitted_window_s(settings: ProbeSettings, seen: int, batches_per_s: float | None) -> float:

@@ -33,7 +33,6 @@ Which loader is measured is decided by what the script does with it, not where i
 from __future__ import annotations
 
 import functools
-import sys
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from time import perf_counter
@@ -49,7 +48,8 @@ from autotune.probe._apply import (
     settings_of,
     write_settings,
 )
-from autotune.probe._audition import CHOOSE_AFTER, Audition, Delivery
+from autotune.probe._audition import Audition, Delivery
+from autotune.probe._site import call_site, detect_framework, in_framework_eval
 
 if TYPE_CHECKING:
     from autotune.probe._ranks import RankSync
@@ -60,28 +60,15 @@ _ORIG_GET_ITERATOR = DataLoader._get_iterator
 _BUILT_ATTR = "_autotune_built"  # built while the patch was installed
 _SITE_ATTR = "_autotune_site"
 _APPLIED_ATTR = "_autotune_applied"
-_RAW_ATTR = "_autotune_raw"
-_NOT_APPLIED_ATTR = "_autotune_not_applied"  # the loader's newest torch iterator
-
-# Packages whose code builds loaders for the user: a line in them is not "the user's line".
-_FRAMEWORKS = ("torch", "lightning", "pytorch_lightning", "accelerate", "transformers")
-# Where frameworks iterate loaders that are not the training loader.
-_EVAL_MODULES = (
-    "lightning.pytorch.loops.evaluation_loop",
-    "lightning.pytorch.loops.prediction_loop",
-    "pytorch_lightning.loops.evaluation_loop",
-    "pytorch_lightning.loops.prediction_loop",
-)
-_EVAL_FUNCTIONS = {
-    "transformers.trainer": frozenset({"evaluate", "evaluation_loop", "predict", "prediction_loop"})
-}
+_RAW_ATTR = "_autotune_raw"  # the loader's newest torch iterator
+_NOT_APPLIED_ATTR = "_autotune_not_applied"
 
 # The measured iterator, when its iteration started, and what it delivered before it was chosen.
 Wrap = Callable[[Iterator[Any], float, Sequence[Delivery]], Iterator[Any]]
 IterFn = Callable[[Any], Any]
 
 
-class SettingsRefused(BaseException):  # noqa: N818 - a probe outcome, like ProbeDone
+class SettingsRefused(BaseException):
     """autotune could not apply the trial's settings to the script's loader.
 
     A ``BaseException`` so that the script's ``except Exception:`` does not take it for its
@@ -89,8 +76,9 @@ class SettingsRefused(BaseException):  # noqa: N818 - a probe outcome, like Prob
 
 
 def _subclasses(cls: type) -> list[type]:
-    found = []
-    for sub in cls.__subclasses__():
+    found: list[type] = []
+    subs: list[type] = cls.__subclasses__()
+    for sub in subs:
         found.append(sub)
         found.extend(_subclasses(sub))
     return found
@@ -104,59 +92,6 @@ def _outer_class(cls: type) -> type | None:
         if "__iter__" in klass.__dict__:
             return klass
     return None
-
-
-def detect_framework(loader: Any = None) -> str | None:
-    """The training framework the script uses: by the modules it imported for Lightning
-    and the Trainer, by the measured loader's own class for Accelerate (other libraries
-    import accelerate without the script using it: monai through transformers.utils)."""
-    modules = sys.modules
-    if "lightning.pytorch" in modules or "pytorch_lightning" in modules:
-        return "lightning"
-    if "transformers.trainer" in modules:
-        return "transformers"
-    module = type(loader).__module__ if loader is not None else ""
-    if module.split(".", 1)[0] == "accelerate":
-        return "accelerate"
-    return None
-
-
-def _module(frame: Any) -> str:
-    return str(frame.f_globals.get("__name__") or "")
-
-
-def _in_framework(module: str) -> bool:
-    return module.split(".", 1)[0] in _FRAMEWORKS
-
-
-def _call_site(loader: Any) -> tuple[str, int] | None:
-    """The line that built ``loader``; None when a framework's code built it."""
-    frame: Any = sys._getframe(1)
-    # Step out of this module and of DataLoader subclasses' __init__ chains to the script.
-    while frame is not None and (
-        frame.f_globals.get("__name__") == __name__
-        or (frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is loader)
-    ):
-        frame = frame.f_back
-    if frame is None or _in_framework(_module(frame)):
-        return None
-    return frame.f_code.co_filename, frame.f_lineno
-
-
-def _in_framework_eval() -> bool:
-    """Is the current iteration inside a framework's evaluation or prediction code?"""
-    if not any(name in sys.modules for name in ("lightning", "pytorch_lightning", "transformers")):
-        return False
-    frame: Any = sys._getframe(2)
-    while frame is not None:
-        module = _module(frame)
-        if module in _EVAL_MODULES:
-            return True
-        names = _EVAL_FUNCTIONS.get(module)
-        if names is not None and frame.f_code.co_name in names:
-            return True
-        frame = frame.f_back
-    return False
 
 
 def _original(loader: Any) -> dict[str, Any]:
@@ -224,20 +159,20 @@ class LoaderPatch:
             loader.__dict__[_RAW_ATTR] = it
             return it
 
-        def __init_subclass__(cls: type, **kwargs: Any) -> None:
-            super(DataLoader, cls).__init_subclass__(**kwargs)
+        def __init_subclass__(cls: Any, **kwargs: Any) -> None:
+            super(DataLoader, cls).__init_subclass__(**kwargs)  # type: ignore[misc]
             patch._wrap_class(cls)
 
         # Library classes defined from now on (the script imports them) are wrapped as they
         # are defined: one may never call DataLoader.__init__ (torchdata's StatefulDataLoader).
         self._had_init_subclass = "__init_subclass__" in DataLoader.__dict__
         self._orig_init_subclass = DataLoader.__dict__.get("__init_subclass__")
-        DataLoader.__init_subclass__ = classmethod(__init_subclass__)  # type: ignore[assignment]
+        DataLoader.__init_subclass__ = classmethod(__init_subclass__)  # type: ignore[assignment,arg-type]
         for cls in _subclasses(DataLoader):
             self._wrap_class(cls)
         DataLoader.__init__ = __init__  # type: ignore[method-assign,assignment]
         DataLoader.__iter__ = __iter__  # type: ignore[method-assign]
-        DataLoader._get_iterator = _get_iterator  # type: ignore[method-assign]
+        DataLoader._get_iterator = _get_iterator  # type: ignore[method-assign,assignment]
 
     def uninstall(self) -> None:
         DataLoader.__init__ = _ORIG_INIT  # type: ignore[method-assign]
@@ -255,7 +190,7 @@ class LoaderPatch:
         """A loader finished its outermost ``__init__``: mark it ours, once."""
         if _BUILT_ATTR not in loader.__dict__:
             loader.__dict__[_BUILT_ATTR] = True
-            loader.__dict__[_SITE_ATTR] = _call_site(loader)
+            loader.__dict__[_SITE_ATTR] = call_site(loader)
             self.loaders_built += 1
 
     def _wrap_class(self, cls: type) -> None:
@@ -351,7 +286,7 @@ class LoaderPatch:
             _BUILT_ATTR in loader.__dict__
             and _APPLIED_ATTR not in loader.__dict__
             and (self._is_chosen(loader) or not self._decided())
-            and not _in_framework_eval()
+            and not in_framework_eval()
         ):
             self._reconfigure(loader)
         it = _ORIG_ITER(loader)
@@ -365,7 +300,7 @@ class LoaderPatch:
         chosen = self._is_chosen(loader)
         if not chosen and self._decided():
             return own(loader)  # the choice is made: every other loader is the script's
-        if not chosen and _in_framework_eval():
+        if not chosen and in_framework_eval():
             return own(loader)
         if _APPLIED_ATTR not in loader.__dict__:
             self._reconfigure(loader)

@@ -22,11 +22,11 @@ from autotune.contract import (
     TrialConfig,
 )
 from autotune.probe import _failure as failure
+from autotune.probe._audition import Delivery, loader_length
 from autotune.probe._gpu import GpuSampler, cuda_sync, log
 from autotune.probe._iterators import ReplayIterator, TimedIterator, epoch_length
 from autotune.probe._meter import Meter, ProbeDone, append_progress, progress_writer
 from autotune.probe._nvtx import NvtxRanges
-from autotune.probe._audition import Delivery, loader_length
 from autotune.probe._patch import LoaderPatch, SettingsRefused
 from autotune.probe._profile import ProfileTail
 from autotune.probe._ranks import RankSync

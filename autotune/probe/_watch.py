@@ -28,7 +28,7 @@ MIN_STEPS = 3
 SECONDS = 10.0
 
 
-class NoDataLoader(BaseException):  # noqa: N818 - a probe outcome, like ProbeDone
+class NoDataLoader(BaseException):
     """The script trains without iterating a torch DataLoader: nothing to tune.
 
     A ``BaseException`` so that a training loop's ``except Exception:`` lets it through."""

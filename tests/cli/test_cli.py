@@ -79,8 +79,10 @@ def test_script_that_never_builds_a_dataloader(db_url: str) -> None:
 def test_a_trainer_without_a_dataloader_is_told_in_seconds(db_url: str) -> None:
     # It would train for hours: the trial timeout (120 s) must not be what ends it.
     proc = subprocess.run(
-        [sys.executable, "-m", "autotune.cli", "probe", str(SCRIPTS / "memmap_trainer.py")]
-        + ["--storage", db_url, "--trials", "3"],
+        [
+            *(sys.executable, "-m", "autotune.cli", "probe", str(SCRIPTS / "memmap_trainer.py")),
+            *("--storage", db_url, "--trials", "3"),
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -17,10 +17,12 @@ def test_a_three_epoch_script_gets_the_fast_config_that_ended_it(db_url: str) ->
     # 3 epochs of 128 batches at ~34 ms a batch as written (13 s); a tenth of that with
     # workers, which ends the script inside the windows planned for a long run.
     proc = subprocess.run(
-        [sys.executable, "-m", "autotune.cli", "probe", str(SCRIPTS / "basic.py")]
-        + ["--storage", db_url, "--trials", "4", "--json"]
-        + ["--window", "1", "--windows", "5", "--min-windows", "5"]
-        + ["--", "--epochs", "3", "--size", "1024", "--latency", "0.004"],
+        [
+            *(sys.executable, "-m", "autotune.cli", "probe", str(SCRIPTS / "basic.py")),
+            *("--storage", db_url, "--trials", "4", "--json"),
+            *("--window", "1", "--windows", "5", "--min-windows", "5"),
+            *("--", "--epochs", "3", "--size", "1024", "--latency", "0.004"),
+        ],
         capture_output=True,
         text=True,
         timeout=240,
