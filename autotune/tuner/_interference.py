@@ -14,8 +14,10 @@ knows. So:
 - the answer says how much and how often (``describe``), and its interval is widened:
   its upper end reaches each disturbed window's rate as if the other process's CPU time had
   been the probe's (rate x cpu_count / (cpu_count - outside cores)), an upper bound for a
-  loop whose rate follows the CPU it gets;
-- disturbed windows are never the evidence that disproves a ceiling (``evidence``).
+  loop whose rate follows the CPU it gets, never past a compute ceiling measured in quiet
+  windows;
+- disturbed windows are never the evidence that disproves a ceiling (``evidence``), and a
+  compute ceiling measured mostly in them binds nothing (``_ceiling.bound_for``).
 """
 
 from __future__ import annotations

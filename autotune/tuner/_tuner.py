@@ -12,6 +12,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune.contract import LoaderConfig, Mode, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
+from autotune.tuner import _length as length
 from autotune.tuner._ceiling import (
     bound_windows,
     ceiling_windows,
@@ -95,25 +96,17 @@ class Tuner:
         *,
         on_window: WindowCallback | None = None,
     ) -> ProbeResult:
-        settings = self._settings
-        known = self._script_batches()
-        if known:  # the probe sizes its warm-up and windows to fit the script's run
-            settings = replace(settings, script_batches=known)
-        self._fitted = known is not None
+        # The probe sizes its warm-up and windows to fit the script's run, once known.
+        settings = length.fitted(self.study, self._settings)
+        self._fitted = settings.script_batches is not None
         result = self.runner.run(
             self.target,
             TrialConfig(loader=config, settings=settings, mode=mode),
             timeout_s=self.options.trial_timeout_s,
             on_window=on_window,
         )
-        if result.script_batches and (known is None or result.script_batches < known):
-            self.study.set_user_attr("script_batches", result.script_batches)
+        length.learn(self.study, result)
         return result
-
-    def _script_batches(self) -> int | None:
-        """Batches the script's whole run takes, once a probe saw it end by itself."""
-        value = self.study.user_attrs.get("script_batches")
-        return int(value) if value else None
 
     def _time_left(self) -> bool:
         return time.monotonic() - self._started < self.options.timeout_s
@@ -385,24 +378,10 @@ class Tuner:
         )
         if state == TrialState.FAIL:
             back_off(self.study, trial.number, config, result, self._last_space, self.reporter.note)
-        self._refit(trial.params, result)
-        self._after_trial(self.study)
-
-    def _refit(self, params: dict[str, object], result: ProbeResult) -> None:
-        """A config that finished the script before a single window, faster than anything
-        measured, is probed again now that its length is known (windows then fit): it is
-        never passed over on a technicality."""
-        best = self._best_value()
-        if (
-            result.status == "ended_early"
-            and not result.windows
-            and result.samples_per_s
-            and self._script_batches()
-            and not self._fitted
-            and (best is None or result.samples_per_s > best)
-        ):
+        if length.worth_refitting(result, was_fitted=self._fitted, best=self._best_value()):
             self.reporter.note("  it ended the script before a window: measuring it again, fitted")
-            self.study.enqueue_trial(dict(params), user_attrs={"role": "seeded"})
+            self.study.enqueue_trial(dict(trial.params), user_attrs={"role": "seeded"})
+        self._after_trial(self.study)
 
     def _confirm(self) -> None:
         def probe(config: LoaderConfig | None) -> ProbeResult:
