@@ -125,6 +125,10 @@ class StudyDetail(StudyItem):
     binding_ceiling: Literal["compute", "transport"] | None = Field(
         None, description="The lower ceiling, which the efficiency is stated against."
     )
+    ceiling_missing: dict[str, str] = Field(
+        default_factory=dict,
+        description='Why a ceiling has no figure, by ceiling ("compute", "transport").',
+    )
     nproc_per_node: int = Field(1, description="Ranks per node; settings are per rank.")
     verdict: str | None = Field(
         None, description="A judgement instead of a search, e.g. a script too short to tune."

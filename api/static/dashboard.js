@@ -89,6 +89,7 @@ const autotune = (() => {
         ${ceilingHtml(study)}.</p>
       ${study.verdict ? `<p id="verdict"><b>Verdict:</b> ${esc(study.verdict)}</p>` : ""}
       ${interferenceHtml(study)}
+      ${missingCeilingsHtml(study)}
 
       <div class="rec" id="rec-settings"><b>setting</b><b>recommended</b><b>as written</b>${rows}</div>
       ${diagnosisHtml(study)}
@@ -103,6 +104,13 @@ const autotune = (() => {
     const bound = binding === "transport" ? study.transport_ceiling_samples_per_s : study.ceiling_samples_per_s;
     if (!bound || !binding) return "";
     return `; <span id="efficiency">${pct(study.efficiency)} of the ${binding} ceiling (${num(bound)} samples/s)</span>`;
+  }
+  function missingCeilingsHtml(study) {
+    // A ceiling that failed says why: a bare "no ceiling" leaves the user guessing.
+    const missing = Object.entries(study.ceiling_missing || {});
+    if (!missing.length) return "";
+    return `<p class="muted" id="ceiling-missing">${missing
+      .map(([which, why]) => `No ${esc(which)} ceiling: ${esc(why)}`).join("<br>")}</p>`;
   }
   function interferenceHtml(study) {
     // Only when another process disturbed some window: a quiet machine needs no warning.

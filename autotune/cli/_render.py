@@ -61,6 +61,8 @@ def render_summary(console: Console, summary: dict[str, Any]) -> None:
             f"ceilings (samples/s): {', '.join(ceilings)}"
             + (f"; efficiency {eff:.0%} of the {binding} ceiling" if eff and binding else "")
         )
+    for which, why in (summary.get("ceiling_missing") or {}).items():
+        lines.append(f"no {which} ceiling: {why}")
     if summary.get("verdict"):
         lines.append(f"verdict: {summary['verdict']}")
     if summary.get("diagnosis"):

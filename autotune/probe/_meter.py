@@ -30,11 +30,11 @@ The iterators that feed it batch by batch are in ``_iterators.py``.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from time import perf_counter
 from typing import Any
 
-from autotune.contract import ProbeSettings, ProgressLine
+from autotune.contract import ProbeSettings
 from autotune.probe._fit import fitted_window_s, warmup_over
 from autotune.probe._interference import OutsideCpu
 
@@ -60,35 +60,6 @@ def _quantile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     idx = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
     return ordered[idx]
-
-
-def count_samples(batch: Any) -> int:
-    """Samples in a batch: the leading dimension of its first tensor-like leaf; for a
-    library's own batch object, its graph count (PyG) or its length."""
-    while True:
-        shape = getattr(batch, "shape", None)
-        if shape is not None and len(shape) > 0:
-            return int(shape[0])
-        if isinstance(batch, Mapping) and batch:  # dicts, and HF's BatchEncoding
-            batch = next(iter(batch.values()))
-        elif isinstance(batch, (list, tuple)) and batch:
-            if not hasattr(batch[0], "shape") and not isinstance(batch[0], (list, tuple, dict)):
-                return len(batch)
-            batch = batch[0]
-        else:
-            return _object_samples(batch)
-
-
-def _object_samples(batch: Any) -> int:
-    graphs = getattr(batch, "num_graphs", None)
-    if isinstance(graphs, int):
-        return max(1, graphs)
-    if isinstance(batch, (str, bytes)) or not hasattr(batch, "__len__"):
-        return 1
-    try:
-        return max(1, len(batch))
-    except TypeError:
-        return 1
 
 
 class Meter:
@@ -406,15 +377,3 @@ class Meter:
                     # Ended inside the first window: report what there was, flagged by status.
                     out["samples_per_s"] = self.measured_samples / wall
         return out
-
-
-def append_progress(path: str, line: ProgressLine) -> None:
-    """One line of the progress file (``ProgressLine``); nothing when there is none."""
-    if path:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(line.to_json() + "\n")
-
-
-def progress_writer(path: str) -> Callable[[int, float], None]:
-    """Appends one line per closed window, so the runner can prune mid-trial."""
-    return lambda index, value: append_progress(path, ProgressLine(index, value))

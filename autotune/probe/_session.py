@@ -15,7 +15,6 @@ from typing import Any
 
 from autotune.contract import (
     CONFIG_ENV,
-    LoaderConfig,
     ProbeResult,
     ProgressLine,
     Status,
@@ -25,11 +24,13 @@ from autotune.probe import _failure as failure
 from autotune.probe._audition import Delivery, loader_length
 from autotune.probe._gpu import GpuSampler, cuda_sync, log
 from autotune.probe._iterators import ReplayIterator, TimedIterator, epoch_length
-from autotune.probe._meter import Meter, ProbeDone, append_progress, progress_writer
+from autotune.probe._meter import Meter, ProbeDone
 from autotune.probe._nvtx import NvtxRanges
 from autotune.probe._patch import LoaderPatch, SettingsRefused
 from autotune.probe._profile import ProfileTail
+from autotune.probe._progress import append_progress, progress_writer
 from autotune.probe._ranks import RankSync
+from autotune.probe._result import build_result
 from autotune.probe._sampler import TreeSampler
 from autotune.probe._streams import CopyStats, StreamPrefetcher, make_streams
 from autotune.probe._transport import TransportResult, measure_transport
@@ -255,68 +256,7 @@ class ProbeSession:
 
     # --- result -----------------------------------------------------------------------------
     def result(self, status: Status, reason: str = "") -> ProbeResult:
-        res = ProbeResult(status=status, reason=reason)
-        for key, value in self.meter.summary().items():
-            setattr(res, key, value)
-        res.script_config = self.patch.script_config or LoaderConfig()
-        res.applied_config = self.patch.applied_config or LoaderConfig()
-        res.applied_config = LoaderConfig(
-            **{
-                **res.applied_config.to_dict(),
-                "num_streams": self.streams_applied,
-                "device": self._device(),
-            }
-        )
-        res.script_config = LoaderConfig(
-            **{**res.script_config.to_dict(), "device": self._device()}
-        )
-        if self.meter.measure_start is not None:
-            end = self._cpu1 or self.sampler.cpu_snapshot()
-            res.main_cpu_s = end[0] - self._cpu0[0]
-            res.worker_cpu_s = end[1] - self._cpu0[1]
-        res.peak_rss_bytes = self._baseline_peak or self.sampler.peak_host_mem or None
-        if self.config.mode == "baseline":
-            res.ceiling_status = self.ceiling_status
-            if self.ceiling_meter is not None:
-                ceiling = self.ceiling_meter.summary()
-                res.ceiling_windows = ceiling["windows"]
-                res.ceiling_interference_cores = ceiling["interference_cores"]
-                if self.ceiling_status == "ok":
-                    res.ceiling_samples_per_s = ceiling.get("samples_per_s")
-                if self._ceiling_tail:
-                    res.ceiling_windows = [self._ceiling_tail]
-                    res.ceiling_samples_per_s = self._ceiling_tail
-        gpu = {**self.gpu.fields, "notes": list(self.gpu.fields["notes"])}
-        gpu["num_streams"] = self.streams_applied
-        if self.copy_stats is not None and self.streams_applied:
-            gpu.update(self.copy_stats.summary())
-        res.gpu = gpu
-        # issue 11: which loader was measured; its first batch, timed before it was chosen.
-        res.measured_loader = self.patch.measured_loader
-        res.not_applied = self.patch.not_applied
-        res.script_batches = self.script_batches
-        res.batches += self.patch.unmetered_batches
-        if self.patch.time_to_first_batch_s is not None:
-            res.time_to_first_batch_s = self.patch.time_to_first_batch_s
-        if self._profiled:
-            res.profile_path = self.config.profile_path
-        if self.transport is not None:
-            res.transport_samples_per_s = self.transport.best
-            res.transport_by_workers = dict(self.transport.by_workers) or None
-            res.transport_reason = self.transport.reason
-        res.cpu_count = os.cpu_count()
-        res.wall_s = perf_counter() - self.started
-        if self.meter.measured_batches and res.samples_per_s:
-            res.batch_size = round(self.meter.measured_samples / self.meter.measured_batches)
-        return res
-
-    def _device(self) -> str:
-        if "torch" in sys.modules:
-            import torch
-
-            if torch.cuda.is_available():
-                return "cuda"
-        return "cpu"
+        return build_result(self, status, reason)
 
     def write(self, status: Status, reason: str = "") -> None:
         if self._written or not self.config.result_path:

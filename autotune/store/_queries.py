@@ -151,6 +151,7 @@ def get_study(conn: Connection, name: str) -> dict[str, Any]:
         "probe_seconds": summary.get("probe_seconds"),
         "transport_ceiling_samples_per_s": summary.get("transport_ceiling_samples_per_s"),
         "binding_ceiling": summary.get("binding_ceiling"),
+        "ceiling_missing": summary.get("ceiling_missing") or {},
         "nproc_per_node": summary.get("nproc_per_node") or 1,
         "measured_loader": summary.get("measured_loader"),
         "verdict": summary.get("verdict"),

@@ -72,6 +72,17 @@ def transport_rate(study: optuna.Study, workers: int, cpu_count: int) -> float |
     return float(value) if value else None
 
 
+def missing(study: optuna.Study) -> dict[str, str]:
+    """Why each ceiling the study tried to measure has no figure ("compute", "transport")."""
+    ceiling = study.user_attrs.get(_ATTR) or {}
+    out: dict[str, str] = {}
+    if ceiling and not ceiling.get("samples_per_s"):
+        out["compute"] = str(ceiling.get("status") or "not measured")
+    if ceiling and not ceiling.get("transport_by_workers"):
+        out["transport"] = str(ceiling.get("transport_reason") or "not measured")
+    return out
+
+
 def bound_for(study: optuna.Study, workers: int, cpu_count: int) -> tuple[float | None, str | None]:
     """The lower of the two ceilings for a config with ``workers``, and which one it is;
     (None, None) while the compute ceiling is unknown (never measured, or dropped): the

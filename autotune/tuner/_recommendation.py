@@ -12,7 +12,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune.contract import CEILING_GAP, DATALOADER_KEYS, LoaderConfig
-from autotune.tuner._ceiling import bound_for, ceiling_rate, transport_rate
+from autotune.tuner._ceiling import bound_for, ceiling_rate, missing, transport_rate
 from autotune.tuner._interference import account
 from autotune.tuner._records import baseline_of, counted, trial_config, usable
 
@@ -101,6 +101,8 @@ def summarize(study: optuna.Study, storage: str) -> dict[str, Any]:
         # What the loader's machinery delivers with free samples, at the recommended workers.
         "transport_ceiling_samples_per_s": transport_rate(study, best_workers, cpu_per_rank),
         "binding_ceiling": binding,
+        # Why a ceiling has no figure (its probe failed, the script ended, it was disproved).
+        "ceiling_missing": missing(study),
         # Against the lower of the two ceilings: what any loader setting could reach.
         "efficiency": (best_rate / bound) if best_rate and bound else None,
         "diagnosis": attrs.get("diagnosis"),

@@ -5,7 +5,8 @@ from collections.abc import Callable
 import torch
 
 from autotune.contract import ProbeSettings
-from autotune.probe._meter import Meter, count_samples
+from autotune.probe._meter import Meter
+from autotune.probe._samples import count_samples
 
 SETTINGS = ProbeSettings(
     warmup_batches=2, warmup_s=0.0, window_s=1.0, windows=3, min_batches_per_window=2

@@ -9,7 +9,13 @@ import optuna
 from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
 from autotune.runner import Target
 from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
-from autotune.tuner._ceiling import bound_for, ceiling_suspect, ceiling_windows
+from autotune.tuner._ceiling import (
+    bound_for,
+    ceiling_suspect,
+    ceiling_windows,
+    measure_ceiling,
+    missing,
+)
 from tests.tuner.fake_runner import FakeRunner
 
 HW = {"id": "test-hw", "cpu_count": 2}
@@ -123,3 +129,27 @@ def test_a_ceiling_beaten_in_quiet_windows_is_dropped_and_nothing_binds() -> Non
     # The transport ceiling is known, but the compute one could be lower: no efficiency.
     assert summary["transport_ceiling_samples_per_s"] is not None
     assert summary["efficiency"] is None and summary["binding_ceiling"] is None
+
+
+def test_a_ceiling_probe_that_failed_says_why_even_with_no_reason_of_its_own() -> None:
+    study = optuna.create_study(direction="maximize")
+    notes: list[str] = []
+    crashed = ProbeResult(
+        status="crashed", exit_code=1, stderr_tail="loading...\nValueError: bad batch\n"
+    )
+
+    def probe(config: LoaderConfig, mode: str) -> ProbeResult:
+        assert mode == "ceiling"
+        return crashed
+
+    measure_ceiling(study, probe, notes.append)  # type: ignore[arg-type]
+    assert missing(study) == {
+        "compute": "crashed: ValueError: bad batch",
+        "transport": "the ceiling probe ended first (crashed: ValueError: bad batch)",
+    }
+    assert "  no compute ceiling: crashed: ValueError: bad batch" in notes
+    # Killed with no output at all: the exit code is what there is to say.
+    study = optuna.create_study(direction="maximize")
+    crashed = ProbeResult(status="crashed", exit_code=-9)
+    measure_ceiling(study, probe, notes.append)  # type: ignore[arg-type]
+    assert missing(study)["compute"] == "crashed: exit code -9, no output"
