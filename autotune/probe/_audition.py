@@ -25,15 +25,6 @@ Choose = Callable[[Any, float, "float | None", int], None]
 Measure = Callable[[Iterator[Any], float, Sequence[Delivery]], Iterator[Any]]
 
 
-def loader_length(loader: Any) -> int | None:
-    """Batches per epoch of a loader, when it says (an iterable dataset may not)."""
-    try:
-        n = len(loader)
-    except (TypeError, NotImplementedError, AttributeError):
-        return None
-    return n if isinstance(n, int) and n > 0 else None
-
-
 class Audition:
     """A candidate's iteration: counts batches until its loader is chosen or left."""
 

@@ -42,7 +42,7 @@ def machine_busy_s() -> float | None:
             first = fh.readline().split()
         return sum(int(first[1 + i]) for i in _BUSY_FIELDS) / _TICK
     except (OSError, IndexError, ValueError):
-        pass
+        pass  # no /proc/stat here: psutil's count of the same ticks
     if psutil is None:
         return None
     t = psutil.cpu_times()

@@ -19,8 +19,8 @@ from autotune.probe._samples import count_samples
 NextPhase = Callable[[], "tuple[Iterator[Any], Meter] | None"]
 
 
-def epoch_length(it: Iterator[Any]) -> int | None:
-    """Batches per epoch of a loader's iterator; None for a stream without a length."""
+def epoch_length(it: Any) -> int | None:
+    """Batches per epoch of a loader or its iterator; None for a stream without a length."""
     try:
         n = len(it)  # type: ignore[arg-type]
     except (TypeError, NotImplementedError, AttributeError):

@@ -21,7 +21,7 @@ from autotune.contract import (
     TrialConfig,
 )
 from autotune.probe import _failure as failure
-from autotune.probe._audition import Delivery, loader_length
+from autotune.probe._audition import Delivery
 from autotune.probe._gpu import GpuSampler, cuda_sync, log
 from autotune.probe._iterators import ReplayIterator, TimedIterator, epoch_length
 from autotune.probe._meter import Meter, ProbeDone
@@ -117,7 +117,7 @@ class ProbeSession:
             workers = getattr(loader, "num_workers", None) or getattr(it, "_num_workers", 0)
             self.meter.workers = max(self.meter.workers, int(workers or 0))
             if self.config.mode != "ceiling":
-                self.meter.epoch_batches = epoch_length(it) or loader_length(loader)
+                self.meter.epoch_batches = epoch_length(it) or epoch_length(loader)
         self.meter.iter_started(t_iter)
         self.meter.add_wait(perf_counter() - t_iter)
         if self.config.mode == "ceiling":
