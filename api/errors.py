@@ -8,6 +8,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from starlette.exceptions import HTTPException
 
+from autotune._words import first_line
 from autotune.store import NotFoundError
 
 
@@ -43,15 +44,21 @@ async def _not_found(_: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(status_code=404, content={"detail": str(exc)})
 
 
+def _reason(exc: Exception) -> str:
+    """The driver's own words when SQLAlchemy wrapped its error (``orig``), else the error's."""
+    orig = getattr(exc, "orig", None)
+    return first_line(orig if isinstance(orig, BaseException) else exc)
+
+
 async def _bad_value(_: Request, exc: Exception) -> JSONResponse:
-    reason = str(getattr(exc, "orig", exc)).splitlines()[0][:200]
+    reason = _reason(exc)
     return JSONResponse(
         status_code=422, content={"detail": f"the database refused a value: {reason}"}
     )
 
 
 async def _database_down(_: Request, exc: Exception) -> JSONResponse:
-    reason = str(getattr(exc, "orig", exc)).splitlines()[0][:200]
+    reason = _reason(exc)
     return JSONResponse(
         status_code=503,
         content={

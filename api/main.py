@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 
-import optuna
 from fastapi import FastAPI
 
 from api import errors
 from api.routes import health, pages, recommendations, studies, trials
 from autotune import __version__
-from autotune.store import engine_for, open_storage, storage_url
+from autotune.store import engine_for, storage_url
 
 TOKEN_ENV = "AUTOTUNE_API_TOKEN"
 PREFIX = "/api/v1"
@@ -41,18 +40,6 @@ def create_app(storage: str | None = None, *, api_token: str | None = None) -> F
     app.state.engine = engine_for(url)
     app.state.api_token = api_token if api_token is not None else os.environ.get(TOKEN_ENV)
 
-    def delete_optuna_study(name: str) -> None:
-        # Optuna's copy goes too, or the next sync would bring the study back.
-        store = open_storage(url)
-        try:
-            optuna.delete_study(study_name=name, storage=store)
-        except KeyError:
-            pass  # only our mirror had it
-        finally:
-            store.remove_session()
-            store.engine.dispose()
-
-    app.state.delete_optuna_study = delete_optuna_study
     errors.install(app)
     for module in (health, studies, trials, recommendations):
         app.include_router(module.router, prefix=PREFIX)

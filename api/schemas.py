@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from autotune.answer import Baseline, Bottleneck, Failure, Recommended
 from autotune.contract import LoaderConfig
-from autotune.tuner import Bottleneck
 
 
 class ErrorBody(BaseModel):
@@ -113,10 +113,11 @@ class StudyDetail(StudyItem):
     diagnosis: Diagnosis | None = Field(
         None, description="Why the loader is slow, as the tuner judged it."
     )
-    recommended: dict[str, Any] | None
-    baseline: dict[str, Any] | None
+    # The answer's own types (autotune.answer): the API serves what the tuner computed.
+    recommended: Recommended | None
+    baseline: Baseline | None
     probe_seconds: float | None
-    failures: list[dict[str, Any]]
+    failures: list[Failure]
     transport_ceiling_samples_per_s: float | None = Field(
         None,
         description="What the loader's machinery delivers with zero-cost samples, at the "

@@ -16,10 +16,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from autotune._words import first_line
 from autotune.contract import DATALOADER_KEYS, LoaderConfig
 
 URL_ENV = "AUTOTUNE_URL"
 DEFAULT_URL = "http://127.0.0.1:8000"
+# What torch's DataLoader refuses with num_workers=0 (a ValueError in its __init__; a timeout
+# other than 0 fails at the first iteration): left out, each default is what it expects.
+# persistent_workers=True is refused too; it stays, as False.
+_WORKER_ONLY = ("prefetch_factor", "multiprocessing_context", "timeout")
 
 
 class RecommendationWarning(UserWarning):
@@ -54,7 +59,7 @@ def _from_storage(storage: str, query: dict[str, Any]) -> dict[str, Any] | None:
     except NotFoundError as exc:
         _warn(str(exc))
     except Exception as exc:  # any storage failure means "use the fallback"
-        _warn(f"the storage {storage} cannot be read ({str(exc).splitlines()[0][:200]})")
+        _warn(f"the storage {storage} cannot be read ({first_line(exc)})")
     return None
 
 
@@ -69,7 +74,10 @@ def _warn(message: str) -> None:
 def loader_kwargs(config: dict[str, Any], fallback: dict[str, Any]) -> dict[str, Any]:
     """``fallback`` with the recommended DataLoader keys on top, valid for DataLoader.
 
-    num_streams and device are not DataLoader arguments; `autotune run` applies them.
+    torch's rules win over the recommendation: a ``batch_sampler`` in ``fallback`` (or
+    ``batch_size=None``, batching off) keeps the script's batching, and with no workers the
+    worker-only arguments are left out. num_streams and device are not DataLoader arguments;
+    `autotune run` applies them.
     """
     merged = LoaderConfig.from_dict(config).merged_over(LoaderConfig.from_dict(fallback))
     merged = merged.under_torch_rules()
@@ -77,6 +85,19 @@ def loader_kwargs(config: dict[str, Any], fallback: dict[str, Any]) -> dict[str,
     for key in DATALOADER_KEYS:
         if getattr(merged, key) is not None:
             out[key] = getattr(merged, key)
+    if fallback.get("batch_sampler") is not None or (
+        "batch_size" in fallback and fallback["batch_size"] is None
+    ):
+        # DataLoader refuses a batch_size beside a batch_sampler, and one given where the
+        # script turned batching off would change what its loop receives.
+        out.pop("batch_size", None)
+        if "batch_size" in fallback:
+            out["batch_size"] = fallback["batch_size"]
+    if not out.get("num_workers"):
+        for key in _WORKER_ONLY:
+            out.pop(key, None)
+        if out.get("persistent_workers"):
+            out["persistent_workers"] = False
     return out
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 CONFIG_ENV = "AUTOTUNE_PROBE_CONFIG"
+RANK_DIR_ENV = "AUTOTUNE_RANK_DIR"  # the trial's directory, shared by its ranks
 
 # The precision the tuner holds a ceiling to: a run within this share of one is at it. So a
 # ceiling's windows need agree no closer than this for its probe to stop.
@@ -208,10 +209,6 @@ class TrialConfig:
     mode: Mode = "measure"
     result_path: str = ""
     progress_path: str = ""
-    # Where to write a Chrome trace (torch.profiler) of `profile_steps` steps taken after the
-    # measurement; empty: no trace.
-    profile_path: str = ""
-    profile_steps: int = 5
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -225,8 +222,6 @@ class TrialConfig:
             mode=raw.get("mode", "measure"),
             result_path=raw.get("result_path", ""),
             progress_path=raw.get("progress_path", ""),
-            profile_path=raw.get("profile_path", ""),
-            profile_steps=raw.get("profile_steps", 5),
         )
 
 
@@ -282,7 +277,6 @@ class ProbeResult:
     ceiling_status: str = ""
     cpu_count: int | None = None
     gpu: dict[str, Any] | None = None
-    profile_path: str | None = None  # the Chrome trace the probe wrote, when asked to
     # The loader measured: {"loader", "dataset" (type names), "batch_size", "framework"}.
     measured_loader: dict[str, Any] | None = None
     # Batches the measured loader gave the script when the script ended by itself (not
@@ -307,6 +301,7 @@ class ProbeResult:
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> ProbeResult:
+        # Keys of fields since removed (``profile_path``) are dropped: stored results still load.
         known = {f.name for f in dataclasses.fields(cls)}
         data = {k: v for k, v in raw.items() if k in known}
         data["script_config"] = LoaderConfig.from_dict(raw.get("script_config"))

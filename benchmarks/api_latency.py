@@ -37,6 +37,7 @@ def fill(url: str, n_studies: int, n_trials: int) -> list[tuple[str, str, str]]:
     from autotune.store._engine import engine_for
     from autotune.store._migrate import upgrade
     from autotune.store._sync import _sync
+    from autotune.tuner import summarize
     from tests.store.factory import make_study
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -58,7 +59,7 @@ def fill(url: str, n_studies: int, n_trials: int) -> list[tuple[str, str, str]]:
             seed=i,
         )
         with engine_for(url).begin() as conn:
-            _sync(conn, study, url)
+            _sync(conn, study, url, summarize(study, url))
         keys.append((study.study_name, script, hw["id"]))
     return keys
 

@@ -37,6 +37,7 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
+from autotune import state
 from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings, TrialConfig
 from autotune.runner import BaseRunner, SubprocessRunner, Target
 from autotune.tuner import (
@@ -199,7 +200,7 @@ def run_autotune(
         study, target, runner, TunerOptions(settings=settings), cpu_count=cpu_count, cuda=False
     )
     outcome = tuner.run()
-    summary = summarize(study, url)
+    summary = summarize(study, url).to_dict()
     summary["outcome"] = outcome.stop_reason
     return study, summary
 
@@ -232,7 +233,7 @@ def trials_to_reach(study: optuna.Study, threshold: float) -> int | None:
     """Counted trials (baseline = 1) until one first measured at least ``threshold``."""
     n = 0
     for t in sorted(study.get_trials(deepcopy=False), key=lambda t: t.number):
-        if t.user_attrs.get("duplicate_of") is not None or t.state == TrialState.RUNNING:
+        if state.record_of(t).duplicate_of is not None or t.state == TrialState.RUNNING:
             continue
         n += 1
         if usable(t) and t.value is not None and t.value >= threshold:

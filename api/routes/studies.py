@@ -88,6 +88,6 @@ def set_note(conn: WriteConnDep, name: StudyName, body: NoteIn) -> dict[str, Any
 def delete_study(request: Request, conn: WriteConnDep, name: StudyName) -> Response:
     store.get_study(conn, name)  # 404 before touching anything
     # Optuna's copy first, in its own transaction: ours would hold SQLite's write lock.
-    request.app.state.delete_optuna_study(name)
+    store.delete_optuna_study(request.app.state.storage_url, name)
     store.delete_study(conn, name)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -14,7 +14,7 @@ from autotune.cli._render import render_summary
 from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
 from autotune.hardware import fingerprint
 from autotune.runner import SubprocessRunner, Target
-from autotune.store import sync_study
+from autotune.store import safe_url, sync_study
 from autotune.tuner import (
     Reporter,
     StudyError,
@@ -109,7 +109,7 @@ def local_tuner(
         cpu_count=max(1, (os.cpu_count() or 1) // target.nproc_per_node),
         cuda=torch.cuda.is_available(),
         reporter=reporter,
-        after_trial=lambda s: sync_study(url, s),
+        after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
     )
 
 
@@ -239,11 +239,11 @@ def probe(
     )
     with ProgressReporter(trials) as reporter:
         outcome = local_tuner(study, target, options, url, reporter).run()
-    summary = summarize(study, url)
+    answer = summarize(study, url)
     if as_json:
-        print_json(summary)
+        print_json(answer.to_dict())
     else:
-        render_summary(err if outcome.interrupted else out, summary)
+        render_summary(err if outcome.interrupted else out, answer)
         err.print(
             f"apply without code changes: autotune run {script} --study {name}"
             + (f" --storage {storage_opt}" if storage_opt else "")
@@ -261,8 +261,8 @@ def probe(
             highlight=False,
         )
         return
-    if summary["recommended"] is None:
-        reason = summary.get("stop_reason") or "no trial was measured in full"
+    if answer.recommended is None:
+        reason = answer.stop_reason or "no trial was measured in full"
         fail(f"no recommendation: {reason}", code=1)
 
 

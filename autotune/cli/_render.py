@@ -7,8 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from autotune.answer import Answer
 from autotune.contract import LOADER_KEYS
-from autotune.tuner import python_snippet
 
 
 def _fmt(value: Any) -> str:
@@ -19,7 +19,8 @@ def _rate(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
 
 
-def render_summary(console: Console, summary: dict[str, Any]) -> None:
+def render_summary(console: Console, answer: Answer) -> None:
+    summary = answer.to_dict()
     rec, base = summary.get("recommended"), summary.get("baseline")
     ranks = int(summary.get("nproc_per_node") or 1)
     title = f"study {summary['study']}" + (
@@ -90,4 +91,4 @@ def render_summary(console: Console, summary: dict[str, Any]) -> None:
             settings = ", ".join(f"{k}={v}" for k, v in cfg.items() if v is not None)
             failed.add_row(str(f["trial"]), str(f["status"]), settings, str(f["reason"]))
         console.print(failed)
-    console.print(python_snippet(summary), soft_wrap=True, markup=False, highlight=False)
+    console.print(answer.snippet(), soft_wrap=True, markup=False, highlight=False)

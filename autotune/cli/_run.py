@@ -33,10 +33,10 @@ def run(
     """
     check_script(script)
     loaded, url = study(name, storage_opt)
-    summary = summarize(loaded, url)
-    if summary["recommended"] is None:
+    answer = summarize(loaded, url)
+    if answer.recommended is None:
         fail(f"study {name!r} has no recommendation yet; run `autotune probe` first")
-    config = LoaderConfig.from_dict(summary["recommended"]["config"])
+    config = LoaderConfig.from_dict(answer.recommended.config)
     err.print(
         f"autotune: running {script} with {config.to_dict()}", soft_wrap=True, highlight=False
     )
@@ -47,7 +47,7 @@ def run(
         path = Path(tmp) / "config.json"
         path.write_text(TrialConfig(loader=config, mode="run").to_json())
         env[CONFIG_ENV] = str(path)
-        ranks = nproc_per_node or int(loaded.user_attrs.get("nproc_per_node") or 1)
+        ranks = nproc_per_node or answer.nproc_per_node
         cmd = [sys.executable, "-m", "autotune.probe", str(script), *ctx.args]
         if ranks > 1:
             # torchrun starts the ranks; each runs the script under the probe in run mode.

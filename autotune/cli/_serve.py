@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from sqlalchemy import URL
 
+from autotune._words import first_line
 from autotune.cli._common import STORAGE_HELP, err, fail
 
 
@@ -42,7 +43,7 @@ def serve(
     except StorageError as exc:
         fail(str(exc))
     except Exception as exc:  # driver errors differ per backend; all mean "cannot open"
-        fail(f"cannot open storage {safe_url(url)}: {str(exc).splitlines()[0][:200]}")
+        fail(f"cannot open storage {safe_url(url)}: {first_line(exc)}")
     if problem:
         fail(problem)
     if revision != head_revision():

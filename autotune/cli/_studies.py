@@ -8,10 +8,11 @@ import optuna
 import typer
 from rich.table import Table
 
+from autotune import state
 from autotune.cli._common import STORAGE_HELP, out, print_json, storage, study
 from autotune.cli._probe import describe_config
 from autotune.cli._render import render_summary
-from autotune.tuner import python_snippet, summarize, trial_config
+from autotune.tuner import summarize
 
 
 class Format(str, Enum):
@@ -29,8 +30,7 @@ def studies(
     rows = []
     for s in optuna.get_all_study_summaries(store, include_best_trial=False):
         loaded = optuna.load_study(study_name=s.study_name, storage=store)
-        summary = summarize(loaded, url)
-        rows.append(summary)
+        rows.append(summarize(loaded, url).to_dict())
     if as_json:
         print_json(
             [
@@ -64,23 +64,17 @@ def show(
     for col in ("#", "role", "state", "settings", "samples/s", "wait", "reason"):
         table.add_column(col)
     for t in loaded.get_trials(deepcopy=False):
-        res = t.user_attrs.get("result") or {}
-        wait = res.get("data_wait_fraction")
+        record = state.record_of(t)
+        wait = record.figure("data_wait_fraction")
+        same = record.duplicate_of
         table.add_row(
             str(t.number),
-            str(t.user_attrs.get("role", "")),
+            record.role if record.measured else "",
             t.state.name.lower(),
-            describe_config(trial_config(t)),
+            describe_config(record.config),
             f"{t.value:,.0f}" if t.value is not None else "-",
             f"{wait:.0%}" if wait is not None else "-",
-            str(
-                t.user_attrs.get("reason")
-                or (
-                    f"same settings as #{t.user_attrs['duplicate_of']}"
-                    if t.user_attrs.get("duplicate_of") is not None
-                    else ""
-                )
-            ),
+            record.reason or (f"same settings as #{same}" if same is not None else ""),
         )
     out.print(table)
 
@@ -93,10 +87,10 @@ def best(
 ) -> None:
     """The recommended settings of a study."""
     loaded, url = study(name, storage_opt)
-    summary = summarize(loaded, url)
+    answer = summarize(loaded, url)
     if as_json or fmt == Format.json:
-        print_json(summary)
+        print_json(answer.to_dict())
     elif fmt == Format.python:
-        print(python_snippet(summary))
+        print(answer.snippet())
     else:
-        render_summary(out, summary)
+        render_summary(out, answer)

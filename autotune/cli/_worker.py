@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from autotune import state
 from autotune.cli._common import STORAGE_HELP, err, fail, missing_sqlite, study
 from autotune.cli._probe import ProgressReporter, local_tuner
 from autotune.hardware import fingerprint
@@ -43,15 +44,12 @@ def worker(
         options = load_options(loaded, trials=trials, trial_timeout_s=trial_timeout)
     except StudyError as exc:
         fail(str(exc))
-    script = str(loaded.user_attrs.get("script"))
+    identity = state.load(loaded).identity
+    script = str(identity.script)
     if not Path(script).is_file():
         fail(f"the study's script {script} is not on this machine; put it at the same path")
     # Ranks are part of what the study measures: every worker starts as many as its creator.
-    target = Target(
-        script,
-        tuple(loaded.user_attrs.get("args") or ()),
-        nproc_per_node=int(loaded.user_attrs.get("nproc_per_node") or 1),
-    )
+    target = Target(script, tuple(identity.args), nproc_per_node=identity.nproc_per_node)
     err.print(
         f"autotune worker {os.getpid()}: study [bold]{study_name}[/], {options.trials} trials",
         soft_wrap=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from autotune._words import first_line
 from autotune.contract import STREAMS_CPU_WORK, Status
 
 # What torch says when a script does CPU work on a batch that is already on the GPU.
@@ -36,8 +37,9 @@ def cpu_work_on_batch(exc: BaseException) -> bool:
 
 
 def short(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".strip()
-    return text.splitlines()[0][:300] if text else type(exc).__name__
+    """``Type: first line of the message``, or the type alone when there is no message."""
+    name, line = type(exc).__name__, first_line(exc, limit=300)
+    return name if line == name else f"{name}: {line}"[:300]
 
 
 def from_exception(exc: BaseException, streams_applied: int) -> tuple[Status, str]:

@@ -1,5 +1,6 @@
-"""The iterators around the measured loader: the timed one the script sees, and the replay
-of cached batches that prices the step with no data cost (the compute ceiling).
+"""The iterators around the measured loader: the timed one the script sees, the replay of
+cached batches that prices the step with no data cost (the compute ceiling), and the one that
+ends the script once every phase is done.
 
 This is the hot path: one ``TimedIterator.__next__`` costs two ``perf_counter`` calls, two
 NVTX calls and a few attribute updates, all in microseconds.
@@ -91,6 +92,27 @@ class TimedIterator:
         nvtx.push_step()
         self._in_step = True
         return batch
+
+    def __len__(self) -> int:
+        return len(self._it)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._it, name)
+
+
+class EndedIterator:
+    """A loader iterated after the probe's last phase: the script ends at its first batch."""
+
+    __slots__ = ("_it",)
+
+    def __init__(self, it: Iterator[Any]) -> None:
+        self._it = it
+
+    def __iter__(self) -> EndedIterator:
+        return self
+
+    def __next__(self) -> Any:
+        raise ProbeDone
 
     def __len__(self) -> int:
         return len(self._it)  # type: ignore[arg-type]

@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from autotune.contract import RANK_DIR_ENV
 from autotune.probe._meter import ProbeDone
 
-RANK_DIR_ENV = "AUTOTUNE_RANK_DIR"
 _MARGIN = 2
 
 

@@ -3,44 +3,29 @@
 N processes of ``python -m autotune.probe SCRIPT ARGS``, each with torchrun's variables
 (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, and the
 TORCHELASTIC_* ones, so Lightning uses these ranks instead of launching its own), all with
-the same trial settings, all in one process group (led by rank 0) that is killed whole on
-every way out.
+the same trial settings, in one ``ProcessGroup`` that kills every rank's tree on every way
+out.
 Each rank writes its own result; ``merge_rank_results`` makes the job's result of them.
 The ranks stop at the same step by the protocol in ``autotune.probe._ranks``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import signal
 import socket
 import statistics
-import subprocess
-import sys
-import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from autotune.contract import (
-    CONFIG_ENV,
     FAILED_STATUSES,
+    RANK_DIR_ENV,
     ProbeResult,
-    ProgressLine,
     TrialConfig,
 )
-from autotune.runner._process import Progress, kill_group
-
-if TYPE_CHECKING:
-    from autotune.runner._base import Target, WindowCallback
-    from autotune.runner._subprocess import SubprocessRunner
-
-RANK_DIR_ENV = "AUTOTUNE_RANK_DIR"  # the same name as autotune.probe._ranks.RANK_DIR_ENV
-_TERM_GRACE_S = 3.0
-_EXIT_GRACE_S = 5.0  # after every rank wrote its result, how long they may take to exit
+from autotune.runner._base import Target, WindowCallback
+from autotune.runner._classify import classify
+from autotune.runner._group import EXIT_GRACE_S, ProcessGroup, probe_env
 
 # Of the slowest rank: the job goes at the pace of its slowest rank.
 _SLOWEST = (
@@ -172,174 +157,40 @@ def _job_interference(results: list[ProbeResult], n: int) -> list[float]:
     ]
 
 
-class _RankProgress:
-    """Window lines of every rank; window ``i`` is reported once every rank closed it."""
-
-    def __init__(self, paths: list[Path]) -> None:
-        self._paths = paths
-        self._offsets = [0] * len(paths)
-        self.windows: list[list[float]] = [[] for _ in paths]
-        self.done = [False] * len(paths)  # each rank's result final, its script unwound
-        self._reported = 0
-
-    def poll(self) -> list[tuple[int, float]]:
-        for r, path in enumerate(self._paths):
-            try:
-                with path.open("r", encoding="utf-8") as fh:
-                    fh.seek(self._offsets[r])
-                    chunk = fh.read()
-            except FileNotFoundError:
-                continue
-            complete = chunk[: chunk.rfind("\n") + 1]
-            self._offsets[r] += len(complete.encode("utf-8"))
-            for text in complete.splitlines():
-                line = ProgressLine.from_json(text)
-                if line.done:
-                    self.done[r] = True
-                elif line.samples_per_s is not None:
-                    self.windows[r].append(line.samples_per_s)
-        ready = min(len(w) for w in self.windows)
-        new = [(i, sum(w[i] for w in self.windows)) for i in range(self._reported, ready)]
-        self._reported = ready
-        return new
-
-
-def _popen(
-    cmd: list[str], env: dict[str, str], log: Path, pgid: int | None
-) -> subprocess.Popen[bytes]:
-    # Rank 0 leads a new process group (in this session: a process can only join a group of
-    # its own session); the other ranks join it, so one killpg ends them all.
-    group = 0 if pgid is None else pgid
-    kwargs: dict[str, Any] = {}
-    if sys.version_info >= (3, 11):
-        kwargs["process_group"] = group
-    else:  # pragma: no cover - Python 3.10
-        kwargs["preexec_fn"] = lambda: os.setpgid(0, group)
-    with log.open("wb") as fh:
-        return subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, env=env, **kwargs
-        )
-
-
 def run_ranks(
-    runner: SubprocessRunner,
+    group: ProcessGroup,
     tmp: Path,
     target: Target,
     config: TrialConfig,
     timeout_s: float,
     on_window: WindowCallback | None,
 ) -> ProbeResult:
-    """Run ``target.nproc_per_node`` ranks of one probe in ``tmp``; their merged result.
+    """Run ``target.nproc_per_node`` ranks of one probe in ``group``, files in ``tmp``; their
+    merged result.
 
     Every rank gets the same settings. A rank that fails ends the trial at once, with that
     rank's error; no result within ``timeout_s`` is ``hung``; pruning, a timeout, an
-    interrupt or any error kill the ranks' whole process group before this returns.
+    interrupt or any error kill every rank's process group before this returns.
     """
-
     world = target.nproc_per_node
     port = free_port()
     run_id = f"autotune-{uuid.uuid4().hex[:12]}"
-    dirs = [tmp / f"rank{r}" for r in range(world)]
-    base_env = {**os.environ, **target.env, RANK_DIR_ENV: str(tmp)}
-    if config.loader.device == "cpu":
-        base_env["CUDA_VISIBLE_DEVICES"] = ""
-    base_env.setdefault("OMP_NUM_THREADS", "1")  # as torchrun does for several ranks
-    cmd = [runner.python, "-m", "autotune.probe", target.script, *target.args]
-    procs: list[subprocess.Popen[bytes]] = []
-    progress = _RankProgress([d / "progress.jsonl" for d in dirs])
-    started = time.monotonic()
-    pgid: int | None = None
-    timed_out = pruned = False
-    failed_rank: int | None = None
-    try:
-        for r, d in enumerate(dirs):
-            d.mkdir()
-            cfg = replace(
-                config,
-                result_path=str(d / "result.json"),
-                progress_path=str(d / "progress.jsonl"),
-            )
-            (d / "config.json").write_text(cfg.to_json())
-            env = {
-                **base_env,
-                **rank_env(r, world, port, run_id),
-                CONFIG_ENV: str(d / "config.json"),
-            }
-            proc = _popen(cmd, env, d / "output.log", pgid)
-            procs.append(proc)
-            pgid = proc.pid if pgid is None else pgid
-        all_written_at: float | None = None
-        while True:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                procs[0].wait(timeout=runner.poll_s)
-            for index, value in progress.poll():
-                if on_window is not None and not pruned and on_window(index, value):
-                    pruned = True
-            failed_rank = _first_failed(procs, dirs)
-            if pruned or failed_rank is not None or all(p.poll() is not None for p in procs):
-                break
-            if all(progress.done):
-                break  # every rank's result is final: their interpreters' exit is not read
-            if all((d / "result.json").exists() for d in dirs):
-                all_written_at = all_written_at or time.monotonic()
-                if time.monotonic() - all_written_at > _EXIT_GRACE_S:
-                    break  # every rank reported: do not wait on a slow unwind
-            if time.monotonic() - started > timeout_s:
-                timed_out = True
-                break
-        if pgid is not None and any(p.poll() is None for p in procs) and not all(progress.done):
-            kill_group(pgid, signal.SIGTERM)
-            deadline = time.monotonic() + _TERM_GRACE_S
-            while any(p.poll() is None for p in procs) and time.monotonic() < deadline:
-                time.sleep(0.05)
-    finally:
-        if pgid is not None:
-            kill_group(pgid)  # workers that outlived their rank, ranks that ignored SIGTERM
-        for p in procs:
-            p.wait()
-    for index, value in progress.poll():
-        if on_window is not None and not pruned:
-            on_window(index, value)
-    wall = time.monotonic() - started
+    env = {**probe_env(target, config), RANK_DIR_ENV: str(tmp)}
+    env.setdefault("OMP_NUM_THREADS", "1")  # as torchrun does for several ranks
+    for r in range(world):
+        group.add(tmp / f"rank{r}", config, {**env, **rank_env(r, world, port, run_id)})
+    ending = group.run(timeout_s, on_window, fail_fast=True, exit_grace_s=EXIT_GRACE_S)
     results = []
-    for r, (proc, d) in enumerate(zip(procs, dirs, strict=False)):
-        rank_progress = Progress(d / "progress.jsonl")
-        rank_progress.poll()
-        rc = proc.returncode if rank_progress.exit_code is None else rank_progress.exit_code
-        if failed_rank is not None and r != failed_rank and not (d / "result.json").exists():
+    for r, member in enumerate(group.members):
+        if ending.failed is not None and r != ending.failed and not member.result_path.exists():
             # Killed because another rank failed: not this rank's fault.
-            res = ProbeResult(status="interrupted", reason=f"stopped: rank {failed_rank} failed")
-            res.exit_code = rc
+            res = ProbeResult(status="interrupted", reason=f"stopped: rank {ending.failed} failed")
+            res.exit_code = member.exit_code
             results.append(res)
             continue
-        results.append(
-            runner._classify(
-                rc,
-                d / "result.json",
-                d / "output.log",
-                rank_progress,
-                timed_out,
-                pruned,
-                timeout_s,
-                wall,
-            )
-        )
-    job = merge_rank_results(results, first_failed=failed_rank)
-    if pruned and failed_rank is None:
+        results.append(classify(member, ending, timeout_s))
+    job = merge_rank_results(results, first_failed=ending.failed)
+    if ending.pruned and ending.failed is None:
         job.status = "pruned"
         job.reason = f"stopped after {len(job.windows)} windows: clearly slower than best"
     return job
-
-
-def _first_failed(procs: list[subprocess.Popen[bytes]], dirs: list[Path]) -> int | None:
-    """The first rank that exited with an error, or wrote a failed result."""
-    for r, (proc, d) in enumerate(zip(procs, dirs, strict=False)):
-        rc = proc.poll()
-        if rc is not None and rc != 0:
-            return r
-        result = d / "result.json"
-        if result.exists():
-            with contextlib.suppress(ValueError, OSError):
-                if json.loads(result.read_text()).get("status") in FAILED_STATUSES:
-                    return r
-    return None

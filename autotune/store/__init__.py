@@ -18,7 +18,7 @@ from autotune.store._queries import (
     lookup,
     set_note,
 )
-from autotune.store._storage import open_storage
+from autotune.store._storage import delete_optuna_study, open_storage
 from autotune.store._sync import sync_all, sync_study, sync_study_strict
 from autotune.store._url import (
     DEFAULT_STORAGE,
@@ -36,6 +36,7 @@ __all__ = [
     "StorageError",
     "best",
     "current_revision",
+    "delete_optuna_study",
     "delete_study",
     "engine_for",
     "get_study",

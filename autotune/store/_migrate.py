@@ -16,6 +16,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 
+from autotune._words import first_line
 from autotune.store._engine import engine_for
 from autotune.store._storage import open_storage
 from autotune.store._tables import VERSION_TABLE
@@ -102,7 +103,7 @@ def _migrate(url: str | None, revision: str, step: Callable[[Config, str], None]
             raise
         raise StorageError(why) from None
     except sqlalchemy.exc.SQLAlchemyError as exc:
-        reason = str(exc).splitlines()[0][:200]
+        reason = first_line(exc)
         raise StorageError(f"cannot upgrade {safe_url(resolved)}: {reason}") from None
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, delete, func, select, update
 
+from autotune.answer import Answer
 from autotune.hardware import HOST_FIELDS, describe
 from autotune.store._tables import (
     VERSION_TABLE,
@@ -139,25 +140,18 @@ def list_studies(
 
 
 def get_study(conn: Connection, name: str) -> dict[str, Any]:
+    """The study's row and its whole answer as the tuner computed it (the row's columns win
+    where both have a key: they are the same figures, counted over the mirror)."""
     row = _study_row(conn, name)
-    summary = row.summary or {}
-    return _study_item(row) | {
-        "script_hash": row.script_hash,
-        "created_at": row.created_at,
-        "stop_reason": row.stop_reason,
-        "diagnosis": row.diagnosis,
-        "recommended": summary.get("recommended"),
-        "baseline": summary.get("baseline"),
-        "probe_seconds": summary.get("probe_seconds"),
-        "transport_ceiling_samples_per_s": summary.get("transport_ceiling_samples_per_s"),
-        "binding_ceiling": summary.get("binding_ceiling"),
-        "ceiling_missing": summary.get("ceiling_missing") or {},
-        "nproc_per_node": summary.get("nproc_per_node") or 1,
-        "measured_loader": summary.get("measured_loader"),
-        "verdict": summary.get("verdict"),
-        "interference": summary.get("interference"),
-        "failures": summary.get("failures") or [],
-    }
+    answer = Answer.from_dict(row.summary or {"study": row.name}).to_dict()
+    return (
+        answer
+        | _study_item(row)
+        | {
+            "script_hash": row.script_hash,
+            "created_at": row.created_at,
+        }
+    )
 
 
 def _trial_item(row: Row[Any], keys: tuple[str, ...] = _TRIAL_ITEM) -> dict[str, Any]:

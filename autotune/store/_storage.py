@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-import sqlite3
 import warnings
 
 import optuna
 import sqlalchemy
 
+from autotune._words import first_line
 from autotune.store._url import (
     SQLITE_BUSY_TIMEOUT_S,
     StorageError,
@@ -59,9 +60,18 @@ def open_storage(url: str | None = None, **rdb_kwargs: object) -> optuna.storage
             )
     except StorageError:
         raise
-    except (sqlalchemy.exc.SQLAlchemyError, sqlite3.Error, ImportError, OSError) as exc:
-        reason = str(exc).splitlines()[0][:200]
+    except Exception as exc:  # driver errors differ per backend, and Optuna wraps them in its own
+        reason = first_line(exc)
         raise StorageError(f"cannot open storage {parsed.render_as_string()}: {reason}") from None
-    except Exception as exc:  # Optuna wraps driver errors in its own types
-        reason = str(exc).splitlines()[0][:200]
-        raise StorageError(f"cannot open storage {parsed.render_as_string()}: {reason}") from None
+
+
+def delete_optuna_study(url: str, name: str) -> None:
+    """Optuna's copy of a study, deleted (with ``delete_study`` on the mirror, or the next sync
+    would bring it back); nothing to do when only the mirror had it."""
+    store = open_storage(url)
+    try:
+        with contextlib.suppress(KeyError):  # only the mirror had it
+            optuna.delete_study(study_name=name, storage=store)
+    finally:
+        store.remove_session()
+        store.engine.dispose()

@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,9 @@ import sqlalchemy
 from optuna.trial import FrozenTrial, TrialState
 from sqlalchemy import Connection, delete, insert, select, update
 
+from autotune import state
+from autotune._words import first_line
+from autotune.answer import Answer
 from autotune.contract import FAILED_STATUSES
 from autotune.hardware import HOST_FIELDS
 from autotune.store._engine import engine_for
@@ -29,7 +33,6 @@ from autotune.store._tables import (
     windows,
 )
 from autotune.store._url import StorageError, safe_url, storage_url
-from autotune.tuner import python_snippet, summarize
 
 log = logging.getLogger("autotune.store")
 
@@ -94,7 +97,7 @@ def _script_id(conn: Connection, path: str | None, args: list[str] | None) -> in
 
 
 def _failure_class(trial: FrozenTrial) -> str | None:
-    status = trial.user_attrs.get("status")
+    status = state.record_of(trial).status
     if status in FAILED_STATUSES or status == "pruned":
         return str(status)
     if trial.state == TrialState.FAIL:
@@ -103,23 +106,23 @@ def _failure_class(trial: FrozenTrial) -> str | None:
 
 
 def _trial_row(trial: FrozenTrial) -> dict[str, Any]:
-    attrs = trial.user_attrs
-    result = attrs.get("result") or {}
+    record = state.record_of(trial)
+    result = record.result or {}
     row: dict[str, Any] = {k: result.get(k) for k in RESULT_COLUMNS}
     row.update(
         number=trial.number,
         optuna_trial_id=trial._trial_id,
         state=trial.state.name.lower(),
-        role=attrs.get("role"),
-        status=attrs.get("status"),
-        reason=attrs.get("reason"),
+        role=record.role,
+        status=record.status,
+        reason=record.reason,
         failure_class=_failure_class(trial),
-        config=attrs.get("config"),
-        script_config=attrs.get("script_config"),
+        config=record.config.to_dict(),
+        script_config=record.script_config.to_dict(),
         samples_per_s=trial.value if trial.value is not None else result.get("samples_per_s"),
-        partial=bool(attrs.get("partial", False)),
-        duplicate_of=attrs.get("duplicate_of"),
-        output_tail=attrs.get("output_tail"),
+        partial=record.partial,
+        duplicate_of=record.duplicate_of,
+        output_tail=record.output_tail,
         started_at=_timestamp(trial.datetime_start),
         completed_at=_timestamp(trial.datetime_complete),
     )
@@ -133,7 +136,7 @@ def _trial_source(trial: FrozenTrial) -> str:
         [
             trial.state.name,
             trial.value,
-            trial.user_attrs,
+            state.attrs_of(state.record_of(trial)),
             trial.intermediate_values,
             trial.datetime_complete,
         ]
@@ -141,7 +144,7 @@ def _trial_source(trial: FrozenTrial) -> str:
 
 
 def _windows(trial: FrozenTrial) -> list[float]:
-    raw = (trial.user_attrs.get("result") or {}).get("windows")
+    raw = state.record_of(trial).figure("windows")
     if raw:
         return [float(w) for w in raw]
     return [float(v) for _, v in sorted(trial.intermediate_values.items())]
@@ -184,41 +187,41 @@ def _sync_trials(conn: Connection, study_id: int, all_trials: list[FrozenTrial])
         conn.execute(delete(trials).where(trials.c.study_id == study_id, trials.c.number.in_(gone)))
 
 
-def _state(study: optuna.Study, all_trials: list[FrozenTrial]) -> str:
-    if study.user_attrs.get("stop_reason"):
+def _state(answer: Answer, all_trials: list[FrozenTrial]) -> str:
+    if answer.stop_reason:
         return "finished"
     if any(t.state in (TrialState.RUNNING, TrialState.WAITING) for t in all_trials):
         return "running"
     return "stopped" if all_trials else "empty"
 
 
-def _sync(conn: Connection, study: optuna.Study, url: str) -> None:
-    attrs = study.user_attrs
+def _sync(conn: Connection, study: optuna.Study, url: str, answer: Answer) -> None:
+    identity = state.load(study).identity
     all_trials = study.get_trials(deepcopy=False)
-    summary = summarize(study, safe_url(url))
+    summary = answer.to_dict()
+    summary["storage"] = safe_url(url)
     now = time.time()
-    host_id = _host_id(conn, attrs.get("hardware"))
-    script_id = _script_id(conn, attrs.get("script"), attrs.get("args"))
-    rec = summary.get("recommended")
-    counts = summary["trials"]
+    host_id = _host_id(conn, identity.hardware)
+    script_id = _script_id(conn, identity.script, identity.args)
+    rec, counts = answer.recommended, answer.trials
     row = {
         "optuna_study_id": study._study_id,
         "script_id": script_id,
         "host_id": host_id,
-        "state": _state(study, all_trials),
+        "state": _state(answer, all_trials),
         "n_trials": len(all_trials),
-        "n_complete": counts["complete"],
-        "n_failed": counts["failed"],
-        "n_pruned": counts["pruned"],
-        "best_samples_per_s": rec["samples_per_s"] if rec else None,
-        "baseline_samples_per_s": (summary.get("baseline") or {}).get("samples_per_s"),
-        "speedup": summary["speedup"],
-        "ceiling_samples_per_s": summary["ceiling_samples_per_s"],
-        "efficiency": summary["efficiency"],
-        "stop_reason": summary["stop_reason"],
+        "n_complete": counts.complete,
+        "n_failed": counts.failed,
+        "n_pruned": counts.pruned,
+        "best_samples_per_s": rec.samples_per_s if rec else None,
+        "baseline_samples_per_s": answer.baseline.samples_per_s if answer.baseline else None,
+        "speedup": answer.speedup,
+        "ceiling_samples_per_s": answer.ceiling_samples_per_s,
+        "efficiency": answer.efficiency,
+        "stop_reason": answer.stop_reason,
         "diagnosis": summary["diagnosis"],
         "summary": summary,
-        "created_at": attrs.get("created_at"),
+        "created_at": identity.created_at,
         "updated_at": now,
     }
     study_id = conn.execute(select(studies.c.id).where(studies.c.name == study.study_name)).scalar()
@@ -236,20 +239,21 @@ def _sync(conn: Connection, study: optuna.Study, url: str) -> None:
                 study_id=study_id,
                 script_id=script_id,
                 host_id=host_id,
-                trial_number=rec["trial"],
-                config=rec["config"],
-                samples_per_s=rec["samples_per_s"],
-                ci95=rec["ci95"],
+                trial_number=rec.trial,
+                config=rec.config,
+                samples_per_s=rec.samples_per_s,
+                ci95=rec.ci95,
                 baseline=summary["baseline"],
-                speedup=summary["speedup"],
-                snippet=python_snippet(summary),
+                speedup=answer.speedup,
+                snippet=answer.snippet(),
                 updated_at=now,
             )
         )
 
 
-def sync_study(storage_url_: str, study: optuna.Study) -> None:
-    """Mirror ``study`` into the ``autotune_*`` tables of the database at ``storage_url_``.
+def sync_study(storage_url_: str, study: optuna.Study, answer: Answer) -> None:
+    """Mirror ``study`` and its ``answer`` (the tuner's ``summarize``) into the ``autotune_*``
+    tables of the database at ``storage_url_``.
 
     Safe to call after every trial: it creates our tables on first use, rewrites only the
     trials that changed since the last call, and recomputes the study row and recommendation.
@@ -257,28 +261,29 @@ def sync_study(storage_url_: str, study: optuna.Study) -> None:
     call catches up.
     """
     try:
-        sync_study_strict(storage_url_, study)
+        sync_study_strict(storage_url_, study, answer)
     except (StorageError, sqlalchemy.exc.SQLAlchemyError) as exc:
-        reason = str(exc).splitlines()[0][:200]
+        reason = first_line(exc)
         log.warning("autotune: could not mirror study %s: %s", study.study_name, reason)
 
 
-def sync_study_strict(url: str | None, study: optuna.Study) -> None:
+def sync_study_strict(url: str | None, study: optuna.Study, answer: Answer) -> None:
     """Like :func:`sync_study`, but errors propagate (for the CLI and tests)."""
     resolved = storage_url(url)
     ensure_schema(resolved)
     with engine_for(resolved).begin() as conn:
-        _sync(conn, study, resolved)
+        _sync(conn, study, resolved, answer)
 
 
-def sync_all(url: str | None = None) -> list[str]:
-    """Mirror every study in the storage; returns their names."""
+def sync_all(answer_of: Callable[[optuna.Study], Answer], url: str | None = None) -> list[str]:
+    """Mirror every study in the storage, each with ``answer_of(study)``; their names."""
     resolved = storage_url(url)
     storage = open_storage(resolved)
     try:
         names = [s.study_name for s in optuna.get_all_study_summaries(storage)]
         for name in names:
-            sync_study_strict(resolved, optuna.load_study(study_name=name, storage=storage))
+            study = optuna.load_study(study_name=name, storage=storage)
+            sync_study_strict(resolved, study, answer_of(study))
         return names
     finally:
         storage.remove_session()

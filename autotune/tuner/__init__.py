@@ -1,9 +1,11 @@
 """The search: what to try next, when to stop, what to recommend."""
 
-from autotune.tuner._diagnosis import Bottleneck, Diagnosis, diagnose
+from autotune.answer import Bottleneck, Diagnosis
+from autotune.state import counted, usable
+from autotune.tuner._diagnosis import diagnose
 from autotune.tuner._options import Outcome, TunerOptions
-from autotune.tuner._recommendation import python_snippet, recommended_trial, summarize
-from autotune.tuner._records import counted, trial_config, trial_result, usable
+from autotune.tuner._recommendation import recommended_trial, summarize
+from autotune.tuner._records import trial_config, trial_result
 from autotune.tuner._report import NullReporter, Reporter
 from autotune.tuner._seed import Seed, seed_workers
 from autotune.tuner._space import SearchSpace
@@ -39,7 +41,6 @@ __all__ = [
     "load_study",
     "open_study",
     "open_study_for_rerun",
-    "python_snippet",
     "recommended_trial",
     "save_options",
     "seed_workers",

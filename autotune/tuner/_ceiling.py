@@ -14,12 +14,14 @@ evidence (``_interference.evidence``): they say more about the other process tha
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import replace
 
 import optuna
 from optuna.trial import FrozenTrial
 
+from autotune import state
 from autotune.contract import CEILING_GAP, LoaderConfig, Mode, ProbeResult
+from autotune.state import Ceiling, role, usable
 from autotune.tuner._interference import (
     evidence,
     of_ceiling,
@@ -30,39 +32,37 @@ from autotune.tuner._interference import (
     unread,
 )
 from autotune.tuner._noise import median, relative_spread
-from autotune.tuner._records import role, trial_config, usable
+from autotune.tuner._records import trial_config
 
 MAX_CEILING_GAP = CEILING_GAP
-_ATTR = "ceiling"
 
 Probe = Callable[[LoaderConfig, Mode], ProbeResult]
 Note = Callable[[str], None]
 
 
-def ceiling_windows(study: optuna.Study) -> list[float]:
+def ceiling_windows(ceiling: Ceiling | None) -> list[float]:
     """The compute ceiling's windows, as a bound: none when most were measured while another
     process used the cores (a figure that low says more about that process than the step)."""
-    record = study.user_attrs.get(_ATTR) or {}
-    return list(record.get("windows") or []) if _trusted(record) else []
+    return list(ceiling.windows) if ceiling is not None and _trusted(ceiling) else []
 
 
-def _trusted(record: dict[str, Any]) -> bool:
-    windows = of_record(record)
+def _trusted(ceiling: Ceiling | None) -> bool:
+    windows = of_record(ceiling)
     return not windows.rates or bool(evidence(windows))
 
 
-def ceiling_rate(study: optuna.Study) -> float | None:
-    value = (study.user_attrs.get(_ATTR) or {}).get("samples_per_s")
+def ceiling_rate(ceiling: Ceiling | None) -> float | None:
+    value = ceiling.samples_per_s if ceiling is not None else None
     return float(value) if value else None
 
 
-def transport_rate(study: optuna.Study, workers: int, cpu_count: int) -> float | None:
+def transport_rate(ceiling: Ceiling | None, workers: int, cpu_count: int) -> float | None:
     """What the loader's own machinery delivers with zero-cost samples for a config with
     ``workers``, when that was measured: the in-process figure for 0 workers; for more, the
     figure measured through N workers, which bounds any count up to N, and any count at all
     once N covers the cores (zero-cost samples make the transport CPU work, which more
     processes than cores cannot speed up). None where no figure bounds the config."""
-    by_workers = (study.user_attrs.get(_ATTR) or {}).get("transport_by_workers") or {}
+    by_workers = (ceiling.transport_by_workers if ceiling is not None else None) or {}
     if workers == 0:
         value = by_workers.get("0")
     else:
@@ -72,24 +72,25 @@ def transport_rate(study: optuna.Study, workers: int, cpu_count: int) -> float |
     return float(value) if value else None
 
 
-def missing(study: optuna.Study) -> dict[str, str]:
+def missing(ceiling: Ceiling | None) -> dict[str, str]:
     """Why each ceiling the study tried to measure has no figure ("compute", "transport")."""
-    ceiling = study.user_attrs.get(_ATTR) or {}
     out: dict[str, str] = {}
-    if ceiling and not ceiling.get("samples_per_s"):
-        out["compute"] = str(ceiling.get("status") or "not measured")
-    if ceiling and not ceiling.get("transport_by_workers"):
-        out["transport"] = str(ceiling.get("transport_reason") or "not measured")
+    if ceiling is not None and not ceiling.samples_per_s:
+        out["compute"] = str(ceiling.status or "not measured")
+    if ceiling is not None and not ceiling.transport_by_workers:
+        out["transport"] = str(ceiling.transport_reason or "not measured")
     return out
 
 
-def bound_for(study: optuna.Study, workers: int, cpu_count: int) -> tuple[float | None, str | None]:
+def bound_for(
+    ceiling: Ceiling | None, workers: int, cpu_count: int
+) -> tuple[float | None, str | None]:
     """The lower of the two ceilings for a config with ``workers``, and which one it is;
     (None, None) while the compute ceiling is unknown (never measured, or dropped): the
     transport ceiling cannot be said to bind when the unknown one could be lower. A compute
     ceiling measured mostly under interference is as good as unknown."""
-    compute = ceiling_rate(study) if _trusted(study.user_attrs.get(_ATTR) or {}) else None
-    transport = transport_rate(study, workers, cpu_count)
+    compute = ceiling_rate(ceiling) if _trusted(ceiling) else None
+    transport = transport_rate(ceiling, workers, cpu_count)
     if compute is None:
         return None, None
     if transport is not None and transport < compute:
@@ -97,14 +98,14 @@ def bound_for(study: optuna.Study, workers: int, cpu_count: int) -> tuple[float 
     return compute, "compute"
 
 
-def bound_windows(study: optuna.Study, workers: int, cpu_count: int) -> tuple[list[float], str]:
+def bound_windows(ceiling: Ceiling | None, workers: int, cpu_count: int) -> tuple[list[float], str]:
     """The windows the stop rule compares a run with, and which ceiling they are: the compute
     ceiling's, scaled down to the transport ceiling when that binds (spread kept).
 
     Only configs with workers are bound by transport here: a run without workers at the
     in-process transport rate could still gain from workers."""
-    windows = ceiling_windows(study)
-    transport = transport_rate(study, workers, cpu_count) if workers else None
+    windows = ceiling_windows(ceiling)
+    transport = transport_rate(ceiling, workers, cpu_count) if workers else None
     if transport is None or (windows and transport >= median(windows)):
         return windows, "compute"
     if not windows:
@@ -125,7 +126,7 @@ def near_ceiling(best: Sequence[float], ceiling: Sequence[float]) -> bool:
 
 
 def wait_fraction(trial: FrozenTrial) -> float | None:
-    value = (trial.user_attrs.get("result") or {}).get("data_wait_fraction")
+    value = state.record_of(trial).figure("data_wait_fraction")
     return float(value) if value is not None else None
 
 
@@ -153,40 +154,39 @@ def ceiling_suspect(trials: Sequence[FrozenTrial], ceiling: Sequence[float]) -> 
     return None
 
 
-def _record(result: ProbeResult) -> dict[str, Any]:
+def _record(result: ProbeResult) -> Ceiling:
+    """The compute ceiling a mode "ceiling" probe measured (none where it failed)."""
     if result.ok and result.samples_per_s:
-        return {
-            "samples_per_s": result.samples_per_s,
-            "windows": result.windows,
-            **to_record(of_result(result)),
-        }
+        return Ceiling(samples_per_s=result.samples_per_s, **to_record(of_result(result)))
     return _none()
 
 
-def _none() -> dict[str, Any]:
+def _none() -> Ceiling:
     """A compute ceiling that is not there (not measured, or dropped)."""
-    return {"samples_per_s": None, "windows": [], **to_record(unread([]))}
+    return Ceiling(samples_per_s=None, **to_record(unread([])))
 
 
-def _transport(result: ProbeResult) -> dict[str, Any]:
-    return {
-        "transport_samples_per_s": result.transport_samples_per_s,
-        "transport_by_workers": result.transport_by_workers,
-        "transport_reason": result.transport_reason,
-    }
+def _with_transport(ceiling: Ceiling, result: ProbeResult) -> Ceiling:
+    return replace(
+        ceiling,
+        transport_samples_per_s=result.transport_samples_per_s,
+        transport_by_workers=result.transport_by_workers,
+        transport_reason=result.transport_reason,
+    )
 
 
 def record_from_baseline(study: optuna.Study, result: ProbeResult, note: Note) -> None:
     """Keep the ceilings a mode "baseline" probe measured after the script as written: one
     process start-up for the three figures."""
-    if _ATTR in study.user_attrs or result.ceiling_status != "ok":
+    if state.load(study).ceiling is not None or result.ceiling_status != "ok":
         return  # not measured there: measure_ceiling() runs a probe of its own
-    ceiling: dict[str, Any] = {**_none(), **_transport(result)}
-    ceiling["status"] = result.ceiling_status
+    ceiling = _with_transport(_none(), result)
+    ceiling = replace(ceiling, status=result.ceiling_status)
     if result.ceiling_samples_per_s:
-        ceiling.update(samples_per_s=result.ceiling_samples_per_s, windows=result.ceiling_windows)
-        ceiling.update(to_record(of_ceiling(result)))
-    study.set_user_attr(_ATTR, ceiling)
+        ceiling = replace(
+            ceiling, samples_per_s=result.ceiling_samples_per_s, **to_record(of_ceiling(result))
+        )
+    state.save_ceiling(study, ceiling)
     _say(ceiling, result, note)
 
 
@@ -202,13 +202,13 @@ def _status(result: ProbeResult) -> str:
     return f"{result.status}: {why}" if why else result.status
 
 
-def _say(ceiling: dict[str, Any], result: ProbeResult, note: Note) -> None:
-    if ceiling["samples_per_s"]:
-        hit = sum(ceiling.get("disturbed") or [])
-        busy = f" ({hit} of {len(ceiling['windows'])} windows under interference)" if hit else ""
-        note(f"  compute ceiling: {ceiling['samples_per_s']:,.0f} samples/s{busy}")
+def _say(ceiling: Ceiling, result: ProbeResult, note: Note) -> None:
+    if ceiling.samples_per_s:
+        hit = sum(ceiling.disturbed)
+        busy = f" ({hit} of {len(ceiling.windows)} windows under interference)" if hit else ""
+        note(f"  compute ceiling: {ceiling.samples_per_s:,.0f} samples/s{busy}")
     else:
-        note(f"  no compute ceiling: {ceiling.get('status') or result.reason}")
+        note(f"  no compute ceiling: {ceiling.status or result.reason}")
     by_workers = result.transport_by_workers or {}
     if by_workers:
         rates = ", ".join(f"{v:,.0f} with {k} workers" for k, v in sorted(by_workers.items()))
@@ -219,16 +219,29 @@ def _say(ceiling: dict[str, Any], result: ProbeResult, note: Note) -> None:
 
 def measure_ceiling(study: optuna.Study, probe: Probe, note: Note) -> float:
     """Measure the ceiling once per study; returns the probe seconds spent."""
-    if _ATTR in study.user_attrs:
+    if state.load(study).ceiling is not None:
         return 0.0
     note("  measuring the ceilings (cached batches with no data cost; free samples, no step)")
     result = probe(LoaderConfig(), "ceiling")
-    ceiling = {**_record(result), **_transport(result), "status": _status(result)}
-    if not result.ok and not ceiling["transport_by_workers"] and not ceiling["transport_reason"]:
-        ceiling["transport_reason"] = f"the ceiling probe ended first ({ceiling['status']})"
-    study.set_user_attr(_ATTR, ceiling)
+    ceiling = replace(_with_transport(_record(result), result), status=_status(result))
+    if not result.ok and not ceiling.transport_by_workers and not ceiling.transport_reason:
+        why = f"the ceiling probe ended first ({ceiling.status})"
+        ceiling = replace(ceiling, transport_reason=why)
+    state.save_ceiling(study, ceiling)
     _say(ceiling, result, note)
     return result.wall_s or 0.0
+
+
+def _compute_part(ceiling: Ceiling) -> dict[str, object]:
+    """The compute ceiling's own fields, to put over another record's."""
+    return {
+        "samples_per_s": ceiling.samples_per_s,
+        "windows": ceiling.windows,
+        "interference_cores": ceiling.interference_cores,
+        "interference_limits": ceiling.interference_limits,
+        "disturbed": ceiling.disturbed,
+        "cpu_count": ceiling.cpu_count,
+    }
 
 
 def _transport_suspect(trials: Sequence[FrozenTrial], by_workers: dict[str, float]) -> str | None:
@@ -249,28 +262,34 @@ def check_ceiling(study: optuna.Study, probe: Probe, note: Note) -> float:
     A disproved transport figure is dropped at once (it is a bound on few configs).
 
     Returns the probe seconds spent."""
-    ceiling = dict(study.user_attrs.get(_ATTR) or {})
+    ceiling = state.load(study).ceiling
+    if ceiling is None:
+        return 0.0
     trials = study.get_trials(deepcopy=False)
-    wrong = _transport_suspect(trials, ceiling.get("transport_by_workers") or {})
+    wrong = _transport_suspect(trials, ceiling.transport_by_workers or {})
     if wrong is not None:
         note(f"  the transport ceiling looks wrong ({wrong}): dropping it")
-        ceiling.update(transport_by_workers=None, transport_samples_per_s=None)
-        ceiling["transport_reason"] = f"unreliable: {wrong}"
-        study.set_user_attr(_ATTR, ceiling)
-    why = ceiling_suspect(trials, ceiling.get("windows") or [])
+        ceiling = replace(
+            ceiling,
+            transport_by_workers=None,
+            transport_samples_per_s=None,
+            transport_reason=f"unreliable: {wrong}",
+        )
+        state.save_ceiling(study, ceiling)
+    why = ceiling_suspect(trials, ceiling.windows)
     if why is None:
         return 0.0
     spent = 0.0
-    if not ceiling.get("remeasured"):
+    if not ceiling.remeasured:
         note(f"  the compute ceiling looks wrong ({why}): measuring it again")
         result = probe(LoaderConfig(), "ceiling")
         spent = result.wall_s or 0.0
-        ceiling["remeasured"] = True
+        ceiling = replace(ceiling, remeasured=True)
         again = _record(result)
-        if again["windows"] and median(again["windows"]) > median(ceiling.get("windows") or [0]):
-            ceiling.update(again)
-        why = ceiling_suspect(trials, ceiling.get("windows") or [])
+        if again.windows and median(again.windows) > median(ceiling.windows or [0]):
+            ceiling = replace(ceiling, **_compute_part(again))  # type: ignore[arg-type]
+        why = ceiling_suspect(trials, ceiling.windows)
     if why is not None:
-        ceiling.update(_none(), status=f"unreliable: {why}")
-    study.set_user_attr(_ATTR, ceiling)
+        ceiling = replace(ceiling, **_compute_part(_none()), status=f"unreliable: {why}")  # type: ignore[arg-type]
+    state.save_ceiling(study, ceiling)
     return spent

@@ -28,7 +28,9 @@ from dataclasses import replace
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune import state
 from autotune.contract import LoaderConfig, ProbeResult
+from autotune.state import baseline_of, role, usable
 from autotune.tuner._diagnosis import (
     CPU_BUSY,
     INPUT_BOUND_WAIT,
@@ -36,7 +38,7 @@ from autotune.tuner._diagnosis import (
     loader_cpu_per_s,
     workers_busy,
 )
-from autotune.tuner._records import baseline_of, role, trial_config, trial_result, usable
+from autotune.tuner._records import trial_config, trial_result
 from autotune.tuner._space import PREFETCH_MAX, SearchSpace
 
 FAILURES = ("crashed", "hung", "oom", "over_memory")
@@ -71,7 +73,7 @@ def _enqueue(study: optuna.Study, space: SearchSpace, wanted: LoaderConfig) -> b
     """Queue ``wanted`` unless a trial already ran (or waits) with it."""
     if not _untried(study, wanted):
         return False
-    study.enqueue_trial(space.params(wanted), user_attrs={"role": "seeded"}, skip_if_exists=True)
+    state.enqueue(study, space.params(wanted), "seeded", skip_if_exists=True)
     return True
 
 
@@ -90,8 +92,9 @@ def back_off(
     floor = max((trial_config(t).num_workers or 0 for t in _working(study)), default=0)
     if workers <= floor:
         return
-    cap = min(int(study.user_attrs.get("worker_cap", workers)), workers - 1)
-    study.set_user_attr("worker_cap", cap)
+    known = state.load(study).worker_cap
+    cap = min(known if known is not None else workers, workers - 1)
+    state.cap_workers(study, cap)
     retry = _between(floor, workers)
     if retry >= workers or space is None:
         return
@@ -124,7 +127,7 @@ def _steps(study: optuna.Study, space: SearchSpace, best: FrozenTrial) -> list[L
     # its step doubles; elsewhere the gain is less certain and the step is half again.
     grow = workers if latency_bound else (workers + 1) // 2
     above: int | None = min(space.max_workers, workers + grow)
-    cap = study.user_attrs.get("worker_cap")
+    cap = state.load(study).worker_cap
     if cap is not None:
         # Below a failure: toward it, never past the middle of the bracket, until closed.
         wide = int(cap) > workers * (1 + CLOSED_GAP)

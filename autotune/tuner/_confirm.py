@@ -24,14 +24,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import optuna
 
 from autotune.contract import LoaderConfig, ProbeResult
+from autotune.state import Confirmation, Contender, baseline_of, usable
 from autotune.tuner._interference import Windows, of_result, of_trial, to_record, unread
 from autotune.tuner._noise import NOISE_FLOOR, ci95_median, median, relative_spread
-from autotune.tuner._records import baseline_of, trial_config, trial_result, usable
+from autotune.tuner._records import trial_config, trial_result
 
 
 @dataclass
@@ -255,7 +255,7 @@ def confirm_plan(
     probe: Callable[[Candidate], ProbeResult],
     *,
     rounds: int = 1,
-) -> dict[str, Any]:
+) -> Confirmation:
     """Carry out ``plan``: probe (interleaved) only when it says so, then recommend.
 
     Keys: winner, median, ci95, fastest, baseline_median, probe_seconds, candidates (as
@@ -280,29 +280,28 @@ def confirm_plan(
     winner = min(eligible, key=Candidate.cost)
     lo, hi = ci95_median(winner.windows)
     spent = [*candidates, *([baseline] if baseline is not None else [])]
-    return {
-        "winner": winner.trial,
-        "median": median(winner.windows),
-        "ci95": [lo, hi],
-        "fastest": top.trial,
-        "baseline_median": median(baseline.windows) if baseline is not None else None,
-        "probe_seconds": sum(c.probe_seconds for c in {id(c): c for c in spent}.values()),
-        "candidates": [
-            {
-                "trial": c.trial,
-                "config": c.config.to_dict(),
-                "median": median(c.windows),
-                "ci95": list(ci95_median(c.windows)),
-                "runs": c.runs,
-                "windows": c.windows,
+    return Confirmation(
+        winner=winner.trial,
+        median=median(winner.windows),
+        ci95=[lo, hi],
+        fastest=top.trial,
+        baseline_median=median(baseline.windows) if baseline is not None else None,
+        probe_seconds=sum(c.probe_seconds for c in {id(c): c for c in spent}.values()),
+        candidates=[
+            Contender(
+                trial=c.trial,
+                config=c.config.to_dict(),
+                median=median(c.windows),
+                ci95=list(ci95_median(c.windows)),
+                runs=c.runs,
                 **to_record(c.readings()),
-            }
+            )
             for c in candidates
         ],
-        "skipped": plan.skipped,
-        "why": plan.why,
-        "interval": describe_interval(winner),
-    }
+        skipped=plan.skipped,
+        why=plan.why,
+        interval=describe_interval(winner),
+    )
 
 
 def confirm(
@@ -311,7 +310,7 @@ def confirm(
     probe: Callable[[Candidate], ProbeResult],
     *,
     rounds: int = 1,
-) -> dict[str, Any]:
+) -> Confirmation:
     """Re-measure ``candidates`` and the baseline interleaved, unconditionally."""
     plan = Plan(
         candidates,
@@ -339,7 +338,7 @@ def confirm_study(
     probe: Callable[[LoaderConfig | None], ProbeResult],
     top: int,
     note: Callable[[str], None],
-) -> dict[str, Any] | None:
+) -> Confirmation | None:
     """Plan and carry out the confirmation of a study's measured trials; None when nothing was
     measured in windows. ``probe(None)`` runs the script as written."""
     trials = study.get_trials(deepcopy=False)

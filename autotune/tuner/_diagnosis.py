@@ -11,9 +11,7 @@ Rules (each follows from a measurement, not from a fitted constant):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
+from autotune.answer import Diagnosis
 from autotune.contract import ProbeResult
 
 INPUT_BOUND_WAIT = 0.10
@@ -24,18 +22,6 @@ STARTUP_SHARE = 0.2
 # Share of its workers' capacity above which a loader keeps every worker busy (flaky_workers:
 # 8 workers at 96 ms a batch can deliver 2,667 samples/s and delivered 2,452, 92 %).
 WORKERS_BUSY = 0.85
-
-
-Bottleneck = Literal["model", "transport", "input-cpu", "input-latency", "startup", "unknown"]
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    bottleneck: Bottleneck
-    summary: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"bottleneck": self.bottleneck, "summary": self.summary}
 
 
 def load_time_per_batch(result: ProbeResult) -> float | None:

@@ -27,12 +27,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import optuna
 from optuna.trial import FrozenTrial
 
 from autotune.contract import ProbeResult
+from autotune.state import Ceiling, Confirmation, Readings, StudyState, windows_of
 from autotune.tuner._noise import ci95_median
-from autotune.tuner._records import trial_result, windows_of
+from autotune.tuner._records import trial_result
 
 MIN_CORES = 0.5
 FREE_SHARE = 0.25
@@ -129,19 +129,21 @@ def of_trial(trial: FrozenTrial) -> Windows:
     return of_result(result)
 
 
-def of_record(record: dict[str, Any]) -> Windows:
-    """Windows kept in a study attribute (the ceiling, a confirmation candidate)."""
-    rates = [float(w) for w in record.get("windows") or []]
-    cores = record.get("interference_cores") or []
-    limits = record.get("interference_limits") or []
+def of_record(record: Readings | None) -> Windows:
+    """Windows kept on the study (the ceiling, a confirmation candidate)."""
+    if record is None:
+        return unread([])
+    rates = [float(w) for w in record.windows]
+    cores, limits = record.interference_cores, record.interference_limits
     if len(cores) != len(rates) or len(limits) != len(rates):
         return unread(rates)
-    return Windows(rates, list(cores), [float(x) for x in limits], record.get("cpu_count"))
+    return Windows(rates, list(cores), [float(x) for x in limits], record.cpu_count)
 
 
 def to_record(windows: Windows) -> dict[str, Any]:
-    """The keys a study attribute keeps beside its ``windows`` (``disturbed`` for people)."""
+    """The fields of a ``state.Readings`` kept on the study (``disturbed`` for people)."""
     return {
+        "windows": list(windows.rates),
         "interference_cores": list(windows.cores),
         "interference_limits": list(windows.limits),
         "disturbed": windows.disturbed,
@@ -245,35 +247,33 @@ _NAMES = {
 }
 
 
-def study_windows(study: optuna.Study, trials: Sequence[FrozenTrial]) -> list[Windows]:
+def study_windows(ceiling: Ceiling | None, trials: Sequence[FrozenTrial]) -> list[Windows]:
     """Every run's windows the study kept: its trials' and its compute ceiling's."""
     found = [of_trial(t) for t in trials if windows_of(t)]
-    ceiling = study.user_attrs.get("ceiling") or {}
-    if ceiling.get("windows"):
+    if ceiling is not None and ceiling.windows:
         found.append(of_record(ceiling))
     return found
 
 
-def _recommended(trial: FrozenTrial, confirmation: dict[str, Any]) -> Windows:
+def _recommended(trial: FrozenTrial, confirmation: Confirmation | None) -> Windows:
     """The recommended config's windows: pooled with its re-measures when confirmed."""
-    for entry in confirmation.get("candidates") or []:
-        if entry.get("trial") == trial.number and entry.get("interference_cores") is not None:
+    for entry in confirmation.candidates if confirmation else []:
+        if entry.trial == trial.number and entry.interference_cores:
             return of_record(entry)
     return of_trial(trial)
 
 
 def account(
-    study: optuna.Study,
+    known: StudyState,
     trials: Sequence[FrozenTrial],
     best: FrozenTrial | None,
     base: FrozenTrial | None,
 ) -> tuple[list[float] | None, dict[str, Any] | None]:
     """The recommended config's interval (widened where its windows were disturbed) and the
     answer's ``interference`` entry."""
-    confirmation = study.user_attrs.get("confirmation") or {}
-    interval = confirmation.get("ci95")
+    confirmation, ceiling = known.confirmation, known.ceiling
+    interval = confirmation.ci95 if confirmation else None
     rec = _recommended(best, confirmation) if best is not None else None
-    ceiling = study.user_attrs.get("ceiling") or {}
     widened = interval
     if rec is not None and rec.rates:
         # Capped by the compute ceiling only where it was measured free of interference.
@@ -282,6 +282,6 @@ def account(
     parts = {
         "recommended": rec,
         "baseline": of_trial(base) if base is not None else None,
-        "ceiling": of_record(ceiling) if ceiling.get("windows") else None,
+        "ceiling": of_record(ceiling) if ceiling is not None and ceiling.windows else None,
     }
-    return widened, describe(parts, study_windows(study, trials), widened != interval)
+    return widened, describe(parts, study_windows(ceiling, trials), widened != interval)

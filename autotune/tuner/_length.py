@@ -7,15 +7,13 @@ from dataclasses import replace
 
 import optuna
 
+from autotune import state
 from autotune.contract import ProbeResult, ProbeSettings
-
-_ATTR = "script_batches"
 
 
 def script_batches(study: optuna.Study) -> int | None:
     """Batches the script's whole run takes, once a probe saw it end by itself."""
-    value = study.user_attrs.get(_ATTR)
-    return int(value) if value else None
+    return state.load(study).script_batches
 
 
 def fitted(study: optuna.Study, settings: ProbeSettings) -> ProbeSettings:
@@ -28,7 +26,7 @@ def learn(study: optuna.Study, result: ProbeResult) -> None:
     """Keep the shortest run any probe saw: a probe fitted to it fits every run."""
     known = script_batches(study)
     if result.script_batches and (known is None or result.script_batches < known):
-        study.set_user_attr(_ATTR, result.script_batches)
+        state.save_script_batches(study, result.script_batches)
 
 
 def worth_refitting(result: ProbeResult, *, was_fitted: bool, best: float | None) -> bool:

@@ -12,11 +12,14 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial
 
+from autotune import state
+from autotune.answer import Diagnosis
 from autotune.contract import LoaderConfig, ProbeResult
+from autotune.state import SeedRecord, baseline_of, usable
 from autotune.tuner._ceiling import MAX_CEILING_GAP, bound_for, ceiling_rate, transport_rate
-from autotune.tuner._diagnosis import Diagnosis, diagnose, transport_bound
+from autotune.tuner._diagnosis import diagnose, transport_bound
 from autotune.tuner._noise import median
-from autotune.tuner._records import baseline_of, trial_config, trial_result, usable
+from autotune.tuner._records import trial_config, trial_result
 from autotune.tuner._seed import Seed, machine_cap, open_file_limit, seed_workers
 from autotune.tuner._seed import worker_mem as _worker_mem
 from autotune.tuner._space import SearchSpace
@@ -74,7 +77,8 @@ def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
     best = max((t for t in trials if usable(t)), key=lambda t: t.value or 0.0, default=None)
     best_result = trial_result(best) if best is not None else None
     cpu_count = machine.cpu_count
-    ceiling = ceiling_rate(study)
+    known = state.load(study).ceiling
+    ceiling = ceiling_rate(known)
     best_value = best.value if best is not None else None
     subject = result
     if (
@@ -86,7 +90,7 @@ def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
         subject = best_result
     if best is not None and best_value:
         workers = int(trial_config(best).num_workers or 0)
-        bound, kind = bound_for(study, workers, cpu_count)
+        bound, kind = bound_for(known, workers, cpu_count)
         if kind == "transport" and bound and best_value >= (1 - MAX_CEILING_GAP) * bound:
             return transport_bound(best_value, bound, workers, cpu_count)
     diagnosis = diagnose(subject, cpu_count=cpu_count, ceiling=ceiling, best=best_value)
@@ -109,7 +113,7 @@ def search_space(
     """The worker range follows the diagnosis: cores for CPU-bound loaders, tens for
     latency-bound ones, a few for a model-bound step, and never past what the machine can
     run (open files, memory). ``max_workers`` (the user's) wins."""
-    script = LoaderConfig.from_dict(baseline.user_attrs.get("script_config"))
+    script = state.record_of(baseline).script_config
     cpu_count = machine.cpu_count
 
     def space(top: int | None) -> SearchSpace:
@@ -122,6 +126,7 @@ def search_space(
     if result is None or not result.ok or max_workers is not None:
         return wide
     bottleneck = diagnose(result, cpu_count=cpu_count).bottleneck
+    known = state.load(study).ceiling
     top = wide.max_workers
     if bottleneck == "input-cpu":
         top = max(2, 2 * cpu_count)
@@ -132,8 +137,8 @@ def search_space(
             result,
             max_workers=4 * wide.max_workers,
             cpu_count=cpu_count,
-            ceiling=machine.per_rank(ceiling_rate(study)),
-            transport=machine.per_rank(transport_rate(study, 1, cpu_count)),
+            ceiling=machine.per_rank(ceiling_rate(known)),
+            transport=machine.per_rank(transport_rate(known, 1, cpu_count)),
         ).workers
         top = max(top, 2 * (predicted or 0))
     # Never past what the machine can run: open files, and memory once a trial showed it.
@@ -154,17 +159,17 @@ def seeds(
     """The configs worth trying first, and the seed: the worker count predicted to hide
     loading, bounded by what the machine can run."""
     script = result.script_config
+    known = state.load(study).ceiling
     seed = seed_workers(
         result,
         max_workers=space.max_workers,
         cpu_count=machine.cpu_count,
-        ceiling=machine.per_rank(ceiling_rate(study)),
-        transport=machine.per_rank(transport_rate(study, 1, machine.cpu_count)),
+        ceiling=machine.per_rank(ceiling_rate(known)),
+        transport=machine.per_rank(transport_rate(known, 1, machine.cpu_count)),
         **machine_figures(study, machine),
     )
-    study.set_user_attr("predicted_workers", seed.workers)
-    study.set_user_attr(
-        "seed", {"predicted": seed.predicted, "cap": seed.cap.workers, "reason": seed.cap.reason}
+    state.save_seed(
+        study, seed.workers, SeedRecord(seed.predicted, seed.cap.workers, seed.cap.reason)
     )
     workers = seed.workers if seed.workers is not None else (script.num_workers or 0)
     first = LoaderConfig(num_workers=workers, prefetch_factor=2, persistent_workers=True)

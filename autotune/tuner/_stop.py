@@ -6,9 +6,10 @@ from collections.abc import Callable, Sequence
 
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune.state import counted, role, usable, windows_of
 from autotune.tuner._ceiling import near_ceiling, wait_fraction
 from autotune.tuner._noise import clearly_better, median
-from autotune.tuner._records import counted, role, trial_config, usable, windows_of
+from autotune.tuner._records import trial_config
 
 MAX_WAIT_AT_CEILING = 0.20
 _MAX_DUPLICATES_IN_A_ROW = 4

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +11,7 @@ from typing import Any, Literal
 
 import optuna
 
-from autotune import __version__
+from autotune import state
 from autotune.hardware import describe
 from autotune.runner import Target
 from autotune.tuner._pruner import WindowPruner
@@ -84,11 +82,11 @@ def open_study_for_rerun(
     names = {s.study_name for s in optuna.get_all_study_summaries(storage)}
     if name not in names or rerun == "resume":
         study = open_study(storage, name, key)
-        if key.script_sha256 and study.user_attrs.get("script_sha256") != key.script_sha256:
-            study.set_user_attr("script_sha256", key.script_sha256)
+        if key.script_sha256 and state.load(study).identity.script_sha256 != key.script_sha256:
+            state.set_script_sha256(study, key.script_sha256)
         return Opened(study)
     existing = optuna.load_study(study_name=name, storage=storage)
-    changed = existing.user_attrs.get("script_sha256") not in (None, key.script_sha256)
+    changed = state.load(existing).identity.script_sha256 not in (None, key.script_sha256)
     if rerun == "auto" and not changed:
         return Opened(open_study(storage, name, key))
     numbered = sorted(
@@ -100,7 +98,7 @@ def open_study_for_rerun(
         # The edited script was measured afresh before: continue that study.
         for number in numbered:
             later = optuna.load_study(study_name=f"{name}-{number}", storage=storage)
-            if later.user_attrs.get("script_sha256") == key.script_sha256:
+            if state.load(later).identity.script_sha256 == key.script_sha256:
                 return Opened(
                     open_study(storage, later.study_name, key),
                     f"{key.script} changed since study {name!r} measured it: continuing "
@@ -135,20 +133,18 @@ def open_study(
         pruner=pruner or WindowPruner(),
         load_if_exists=True,
     )
-    attrs = study.user_attrs
-    if "hardware" not in attrs:
-        study.set_user_attr("script", key.script)
-        study.set_user_attr("args", list(key.args))
-        study.set_user_attr("hardware", key.hardware)
-        study.set_user_attr("nproc_per_node", key.nproc_per_node)
-        study.set_user_attr("script_sha256", key.script_sha256)
-        study.set_user_attr("autotune_version", __version__)
-        study.set_user_attr("created_at", time.time())
-        study.set_user_attr("host", os.uname().nodename)
+    identity = state.load(study).identity
+    if not identity.hardware:
+        state.identify(
+            study,
+            state.new_identity(
+                key.script, list(key.args), key.hardware, key.nproc_per_node, key.script_sha256
+            ),
+        )
         return study
     check_hardware(study, key.hardware, action="continue", advice="use another --study")
-    if key.script_sha256 and attrs.get("script_sha256") is None:
-        study.set_user_attr("script_sha256", key.script_sha256)  # studies from before hashes
+    if key.script_sha256 and identity.script_sha256 is None:
+        state.set_script_sha256(study, key.script_sha256)  # studies from before hashes
     return study
 
 
@@ -156,7 +152,7 @@ def check_hardware(
     study: optuna.Study, hardware: dict[str, Any], *, action: str, advice: str
 ) -> None:
     """A study is only ever measured on one kind of hardware: settings do not transfer."""
-    theirs = study.user_attrs.get("hardware") or {}
+    theirs = state.load(study).identity.hardware
     if theirs.get("id") != hardware.get("id"):
         raise StudyError(
             f"this machine cannot {action} study {study.study_name!r}: it was measured on "

@@ -10,8 +10,10 @@ from dataclasses import replace
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune import state
 from autotune.contract import LoaderConfig, Mode, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
+from autotune.state import baseline_of, counted, record_of, usable
 from autotune.tuner import _length as length
 from autotune.tuner._ceiling import (
     bound_windows,
@@ -22,20 +24,11 @@ from autotune.tuner._ceiling import (
 )
 from autotune.tuner._climb import back_off, climb, searched_around_best
 from autotune.tuner._confirm import confirm_study
+from autotune.tuner._gate import Alone, Gate
 from autotune.tuner._heartbeat import fail_stale_trials, heartbeat
 from autotune.tuner._options import Outcome, TunerOptions
 from autotune.tuner._plan import Machine, diagnose_study, search_space, seeds
-from autotune.tuner._records import (
-    baseline_of,
-    counted,
-    frozen_from_result,
-    measured,
-    result_attrs,
-    role,
-    trial_result,
-    trial_state,
-    usable,
-)
+from autotune.tuner._records import frozen_from_result, trial_result, trial_state
 from autotune.tuner._report import NullReporter, Reporter
 from autotune.tuner._space import SearchSpace
 from autotune.tuner._stop import EXHAUSTED, DuplicateStreak, stop_reason
@@ -112,10 +105,7 @@ class Tuner:
         return time.monotonic() - self._started < self.options.timeout_s
 
     def _add_probe_seconds(self, seconds: float) -> None:
-        if not seconds:
-            return
-        spent = float(self.study.user_attrs.get("extra_probe_seconds", 0.0))
-        self.study.set_user_attr("extra_probe_seconds", spent + seconds)
+        state.add_probe_seconds(self.study, seconds)
 
     def _over_gpu_budget(self, result: ProbeResult) -> float:
         limit = self.options.max_gpu_mem_bytes
@@ -148,7 +138,7 @@ class Tuner:
             return Outcome(failure)
         verdict = short_script_verdict(baseline, self.target.args)
         if verdict is not None:
-            self.study.set_user_attr("verdict", verdict)
+            state.save_verdict(self.study, verdict)
             return Outcome(verdict)
         self._measure_ceiling()
         self._check_ceiling()
@@ -177,9 +167,7 @@ class Tuner:
     def finish(self, reason: str, *, interrupted: bool = False) -> Outcome:
         """Record why the search ended and the diagnosis, and mirror the study."""
         diagnosis = diagnose_study(self.study, self.machine)
-        if diagnosis is not None:
-            self.study.set_user_attr("diagnosis", diagnosis.to_dict())
-        self.study.set_user_attr("stop_reason", reason)
+        state.save_stop(self.study, reason, diagnosis)
         self._after_trial(self.study)
         return Outcome(reason, interrupted=interrupted)
 
@@ -199,10 +187,34 @@ class Tuner:
         prepared = self.prepare()
         if isinstance(prepared, Outcome):
             return prepared
-        reason = self._search(prepared)
-        if self.study.user_attrs.get("confirmation") is None:
-            self._confirm()
-        return Outcome(reason)
+        return Outcome(self.search(prepared))
+
+    def search(self, space: SearchSpace, gate: Gate | None = None) -> str:
+        """The one search loop, from the first ask to the confirmed pick; returns why it
+        stopped. `autotune probe` runs it alone; each `autotune worker` runs it behind a
+        gate that gives it turns at the machine. Each turn: keep the ceilings honest (may
+        probe), check the stop rules (never probes), then ask, probe and tell one trial."""
+        gate = gate or Alone()
+        streak = DuplicateStreak()
+        reason: str | None = None
+        while reason is None:
+            with gate.turn() as may_start:
+                self._check_ceiling()
+                reason = self._stop(space)
+                if reason is None and may_start:
+                    if streak.exhausted(self.next_trial(space)):
+                        reason = EXHAUSTED
+                    continue
+            if reason is None:
+                gate.wait()
+        # Re-measure the leaders once every worker's last trial is in: a trial still running
+        # elsewhere could be the new best.
+        while not gate.settled():
+            gate.wait()
+        with gate.turn():
+            if state.load(self.study).confirmation is None:
+                self._confirm()
+        return reason
 
     # --- phases -----------------------------------------------------------------------------
     def _run_baseline(self) -> FrozenTrial:
@@ -212,7 +224,7 @@ class Tuner:
         # (A multi-rank probe measures the baseline only; its ceiling gets a probe of its own.)
         first = (
             self.options.ceiling
-            and "ceiling" not in self.study.user_attrs
+            and state.load(self.study).ceiling is None
             and self.target.nproc_per_node == 1
         )
         result = self._probe(LoaderConfig(), "baseline" if first else "measure")
@@ -244,9 +256,9 @@ class Tuner:
         self._add_probe_seconds(check_ceiling(self.study, self._probe, self.reporter.note))
 
     def _enqueue_seeds(self, baseline: FrozenTrial, space: SearchSpace) -> None:
-        if self.study.user_attrs.get("seeded"):
+        if state.load(self.study).seeded:
             return
-        self.study.set_user_attr("seeded", True)
+        state.mark_seeded(self.study)
         result = trial_result(baseline)
         if result is None or not result.ok:
             return
@@ -258,12 +270,11 @@ class Tuner:
             cuda=self.cuda,
         )
         for config in configs:
-            self.study.enqueue_trial(space.params(config), user_attrs={"role": "seeded"})
+            state.enqueue(self.study, space.params(config), "seeded")
         if configs:
             self.reporter.note(f"  {seed.note()}")
 
     def _stop(self, space: SearchSpace) -> str | None:
-        self._check_ceiling()
         trials = self._trials()
         if len(counted(trials)) >= self.options.trials:
             return f"reached --trials {self.options.trials}"
@@ -271,21 +282,14 @@ class Tuner:
             return f"reached --timeout {self.options.timeout_s:.0f}s"
         return stop_reason(
             trials,
-            ceiling_windows(self.study),
+            ceiling_windows(state.load(self.study).ceiling),
             self.options.patience,
             bound=self._bound,
             searched_around_best=searched_around_best(self.study, self._capped(space)),
         )
 
     def _bound(self, workers: int) -> tuple[list[float], str]:
-        return bound_windows(self.study, workers, self.cpu_count)
-
-    def _search(self, space: SearchSpace) -> str:
-        streak = DuplicateStreak()
-        while (reason := self._stop(space)) is None:
-            if streak.exhausted(self.next_trial(space)):
-                return EXHAUSTED
-        return reason
+        return bound_windows(state.load(self.study).ceiling, workers, self.cpu_count)
 
     def next_trial(self, space: SearchSpace) -> bool:
         """Ask for a trial and probe it; False where it repeated settings already measured."""
@@ -299,11 +303,11 @@ class Tuner:
             # Heartbeats work with ask/tell too: `heartbeat()` beats around each probe.
             warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed")
             trial = self.study.ask()
-        seeded = trial.user_attrs.get("role") == "seeded"
+        seeded = state.role(trial) == "seeded"
         config = space.suggest(trial)
         dup = self._duplicate_of(config)
         if dup is not None and not seeded:
-            trial.set_user_attr("duplicate_of", dup)
+            state.mark_duplicate(trial, dup)
             self.study.tell(trial, state=TrialState.PRUNED)
             return False
         self._run_trial(trial, config, "seeded" if seeded else "search")
@@ -311,23 +315,24 @@ class Tuner:
 
     def _capped(self, space: SearchSpace) -> SearchSpace:
         """The space below the worker count a failure capped it at, if any."""
-        cap = self.study.user_attrs.get("worker_cap")
+        cap = state.load(self.study).worker_cap
         if cap is not None and cap < space.max_workers:
             return replace(space, max_workers=max(0, int(cap)))
         return space
 
     def _duplicate_of(self, config: LoaderConfig) -> int | None:
         for t in self._trials():
-            finished = t.state in (TrialState.COMPLETE, TrialState.FAIL) and measured(t)
-            if not finished or (t.user_attrs.get("partial") and not t.intermediate_values):
+            record = record_of(t)
+            finished = t.state in (TrialState.COMPLETE, TrialState.FAIL) and record.measured
+            if not finished or (record.partial and not t.intermediate_values):
                 # No window measured it: the script ended first (it is probed again, fitted).
                 continue
-            if role(t) != "baseline":
+            if record.role != "baseline":
                 if LoaderConfig.from_dict(t.params) == config:
                     return t.number
                 continue
             # The script as written, asked for explicitly: the baseline's windows measured it.
-            script = LoaderConfig.from_dict(t.user_attrs.get("script_config"))
+            script = record.script_config
             if t.state == TrialState.COMPLETE and script.num_workers is not None:
                 same = config.merged_over(script).under_torch_rules() == script.under_torch_rules()
                 if same:
@@ -347,28 +352,29 @@ class Tuner:
                 result = self._probe(config, on_window=on_window)
         except KeyboardInterrupt:
             interrupted = ProbeResult(status="interrupted", reason="interrupted by Ctrl-C")
-            for key, value in result_attrs(interrupted, trial_role).items():
-                trial.set_user_attr(key, value)
+            state.write(trial, state.TrialRecord.of_result(interrupted, trial_role))
             self.study.tell(trial, state=TrialState.FAIL)
             raise
         # Killed before it reported (pruned, hung), or a rank that failed: what it was asked to
         # run fills in whatever the probe could not say it applied.
         result.applied_config = result.applied_config.merged_over(config)
-        for key, value in result_attrs(result, trial_role).items():
-            trial.set_user_attr(key, value)
+        record = state.TrialRecord.of_result(result, trial_role)
         # Infeasible (over a memory budget) trials are never recommended; TPE learns the
         # region from the constraint.
         host, gpu = self._over_host_budget(result), self._over_gpu_budget(result)
         trial.set_constraint("host_memory", host)
         trial.set_constraint("gpu_memory", gpu)
-        state = trial_state(result)
-        if state == TrialState.COMPLETE and (host > 0 or gpu > 0):
-            trial.set_user_attr("status", "over_memory")
-            trial.set_user_attr("reason", "over the memory budget (--max-host-mem/--max-gpu-mem)")
-            state = TrialState.FAIL
+        trial_state_ = trial_state(result)
+        if trial_state_ == TrialState.COMPLETE and (host > 0 or gpu > 0):
+            why = "over the memory budget (--max-host-mem/--max-gpu-mem)"
+            record = replace(record, status="over_memory", reason=why)
+            trial_state_ = TrialState.FAIL
+        state.write(trial, record)
         baseline = self.baseline_trial()
         self.study.tell(
-            trial, result.samples_per_s if state == TrialState.COMPLETE else None, state=state
+            trial,
+            result.samples_per_s if trial_state_ == TrialState.COMPLETE else None,
+            state=trial_state_,
         )
         self.reporter.trial_finished(
             trial.number,
@@ -376,11 +382,11 @@ class Tuner:
             self._best_value(),
             baseline.value if baseline is not None else None,
         )
-        if state == TrialState.FAIL:
+        if trial_state_ == TrialState.FAIL:
             back_off(self.study, trial.number, config, result, self._last_space, self.reporter.note)
         if length.worth_refitting(result, was_fitted=self._fitted, best=self._best_value()):
             self.reporter.note("  it ended the script before a window: measuring it again, fitted")
-            self.study.enqueue_trial(dict(trial.params), user_attrs={"role": "seeded"})
+            state.enqueue(self.study, dict(trial.params), "seeded")
         self._after_trial(self.study)
 
     def _confirm(self) -> None:
@@ -390,5 +396,5 @@ class Tuner:
 
         result = confirm_study(self.study, probe, self.options.confirm_top, self.reporter.note)
         if result is not None:
-            self._add_probe_seconds(result["probe_seconds"])
-            self.study.set_user_attr("confirmation", result)
+            self._add_probe_seconds(result.probe_seconds)
+            state.save_confirmation(self.study, result)

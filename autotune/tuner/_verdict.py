@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune import state
 from autotune.tuner._records import trial_result
 
 # Arguments that make a script's run short on purpose, and that a longer run can change.
@@ -38,7 +39,7 @@ def baseline_failure(baseline: FrozenTrial) -> str | None:
     if baseline.state != TrialState.FAIL:
         return None
     result = trial_result(baseline)
-    if baseline.user_attrs.get("status") == "ended_early" and result is not None and result.batches:
+    record = state.record_of(baseline)
+    if record.status == "ended_early" and result is not None and result.batches:
         return None
-    status = baseline.user_attrs.get("status")
-    return f"the script as written failed ({status}): {baseline.user_attrs.get('reason', '')}"
+    return f"the script as written failed ({record.status}): {record.reason or ''}"

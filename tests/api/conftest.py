@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from api import create_app
 from autotune.store._migrate import upgrade
 from autotune.store._sync import sync_study_strict
+from autotune.tuner import summarize
 from tests.store.factory import close_storages, hardware, make_study, storage_for
 
 TOKEN = "s3cret-token"
@@ -26,7 +27,7 @@ def fill(url: str) -> None:
         make_study(store, "alpha", script=SCRIPT, args=["--epochs", "1"], trials=6, seed=1),
         make_study(store, "beta", script=SCRIPT, hw=OTHER_HW, trials=3, seed=2),
     ):
-        sync_study_strict(url, study)
+        sync_study_strict(url, study, summarize(study, url))
     broken = optuna.create_study(storage=store, study_name="broken", direction="maximize")
     broken.set_user_attr("script", "/home/me/other.py")
     broken.set_user_attr("hardware", hardware())
@@ -36,7 +37,7 @@ def fill(url: str) -> None:
             user_attrs={"role": "baseline", "status": "crashed", "reason": "ImportError: no torch"},
         )
     )
-    sync_study_strict(url, broken)
+    sync_study_strict(url, broken, summarize(broken, url))
     close_storages()
 
 

@@ -17,6 +17,7 @@ from tests.conftest import ROOT
 _WRITER = """
 import random, sys, optuna
 from autotune.store import open_storage, sync_study
+from autotune.tuner import summarize
 from tests.store.factory import add_trial
 url, n = sys.argv[1], int(sys.argv[2])
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -24,7 +25,7 @@ study = optuna.load_study(study_name="alpha", storage=open_storage(url))
 rng = random.Random(3)
 for i in range(n):
     add_trial(study, rng)
-    sync_study(url, study)
+    sync_study(url, study, summarize(study, url))
 print("wrote", n)
 """
 

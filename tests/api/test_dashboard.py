@@ -18,6 +18,7 @@ import optuna
 import pytest
 
 from autotune.store import sync_study
+from autotune.tuner import summarize
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -45,7 +46,7 @@ playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright i
 def _autotune(*args: str) -> subprocess.CompletedProcess[str]:
     exe = shutil.which("autotune") or str(Path(sys.executable).with_name("autotune"))
     return subprocess.run(
-        [exe, *args], capture_output=True, text=True, timeout=240, check=True, cwd=ROOT
+        [exe, *args], capture_output=True, text=True, timeout=600, check=True, cwd=ROOT
     )
 
 
@@ -238,14 +239,14 @@ def test_running_study_gains_a_trial_without_reload(
     done = [t for t in live.get_trials() if t.state == optuna.trial.TrialState.COMPLETE]
     live.set_user_attr("stop_reason", None)  # the copy had finished; this one goes on
     live.ask()  # a trial in flight: the study is running
-    sync_study(url, live)
+    sync_study(url, live, summarize(live, url))
     page.open(f"{server}/studies/live")
     before = int(page.tab.get_attribute("body", "data-trials") or 0)
     assert page.tab.is_visible("#live")
     page.tab.evaluate("window.notReloaded = true")
 
     live.add_trial(done[-1])
-    sync_study(url, live)
+    sync_study(url, live, summarize(live, url))
     page.tab.wait_for_function(f"Number(document.body.dataset.trials) > {before}", timeout=10_000)
     assert page.tab.evaluate("window.notReloaded") is True
     assert page.tab.locator("#trials tbody tr").count() == before + 1
@@ -265,7 +266,7 @@ def test_study_with_only_failures_and_empty_study(server: str, probed: tuple[str
             user_attrs={"role": "baseline", "status": "crashed", "reason": "ImportError: no torch"},
         )
     )
-    sync_study(url, failed)
+    sync_study(url, failed, summarize(failed, url))
     page.open(f"{server}/studies/all-failed")
     assert "No recommendation yet" in page.tab.inner_text("#no-rec")
     assert "ImportError: no torch" in page.tab.inner_text("#failures")
@@ -273,7 +274,7 @@ def test_study_with_only_failures_and_empty_study(server: str, probed: tuple[str
     assert page.errors == []
 
     empty = optuna.create_study(storage=url, study_name="empty", direction="maximize")
-    sync_study(url, empty)
+    sync_study(url, empty, summarize(empty, url))
     page.open(f"{server}/studies/empty")
     assert "no trials yet" in page.tab.inner_text("#no-rec")
     assert page.tab.is_visible("#trials-empty")
@@ -322,7 +323,7 @@ def test_trial_page_draws_gpu_utilisation_and_memory_over_time(
             intermediate_values=done.intermediate_values,
         )
     )
-    sync_study(url, study)
+    sync_study(url, study, summarize(study, url))
     number = study.get_trials()[-1].number
     page.open(f"{server}/studies/on-a-gpu/trials/{number}")
     assert page.tab.is_visible("#gpu")

@@ -3,7 +3,10 @@ and the contract promises nothing the store does not serve."""
 
 from __future__ import annotations
 
-from api.schemas import Host, TrialDetail, TrialItem
+from dataclasses import fields
+
+from api.schemas import Host, StudyDetail, TrialDetail, TrialItem
+from autotune.answer import Answer
 from autotune.hardware import HOST_FIELDS
 from autotune.store._queries import _TRIAL_DETAIL, _TRIAL_ITEM
 
@@ -15,3 +18,18 @@ def test_trial_shapes_match_the_store() -> None:
 
 def test_host_shape_matches_the_hardware_fingerprint() -> None:
     assert set(Host.model_fields) == set(HOST_FIELDS) | {"fingerprint", "description"}
+
+
+def test_the_study_detail_serves_the_whole_answer() -> None:
+    """Every figure the tuner's answer has is declared by the API's study detail (under the
+    same name, or the name the API gives it), so a new figure cannot be left out silently."""
+    renamed = {"study": "name", "hardware": "host"}
+    # The API's own storage is not the tuner's; the framework is inside measured_loader.
+    not_served = {"storage", "framework"}
+    declared = set(StudyDetail.model_fields)
+    missing = [
+        f.name
+        for f in fields(Answer)
+        if f.name not in not_served and renamed.get(f.name, f.name) not in declared
+    ]
+    assert not missing, f"autotune.answer.Answer fields the API does not declare: {missing}"

@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 from autotune.cli import app
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 
+GATE_ENV = "AUTOTUNE_TEST_GATE"  # read by tests/scripts/blocks_after_first.py
+
 FAST = ["--warmup", "0.2", "--window", "0.25", "--windows", "3", "--trial-timeout", "60"]
 cli = CliRunner()
 CONFIG_KEYS = {
@@ -177,15 +179,17 @@ def test_json_contract_best_show_and_run(db_url: str, tmp_path: Path) -> None:
     assert seen["eval_workers"] == 0
 
 
-def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str) -> None:
+def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str, tmp_path: Path) -> None:
     mark = uuid.uuid4().hex
+    gate = tmp_path / "gate"
+    gate.mkdir()
     proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
             "autotune.cli",
             "probe",
-            str(SCRIPTS / "basic.py"),
+            str(SCRIPTS / "blocks_after_first.py"),
             "--storage",
             db_url,
             "--study",
@@ -200,6 +204,8 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str) -> None:
             "0.5",
             "--windows",
             "4",
+            "--trial-timeout",
+            "600",  # the blocked probe outlives the test: only the Ctrl-C ends it
             "--",
             "--latency",
             "0.003",
@@ -207,21 +213,23 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, MARK_ENV: mark},
+        env={**os.environ, MARK_ENV: mark, GATE_ENV: str(gate)},
     )
-    storage = optuna.storages.RDBStorage(db_url)
+    # Every probe after the first blocks until it is killed. Once one says it is blocked, the
+    # search cannot end on its own, whatever its stop rules say, before the signal lands.
     deadline = time.monotonic() + 120
-    running = False
-    while not running and time.monotonic() < deadline and proc.poll() is None:
-        try:
-            trials = optuna.load_study(study_name="intr", storage=storage).trials
-        except KeyError:
-            trials = []
-        # A search trial is being probed (seconds): the search cannot end on its own before
-        # the signal lands, whatever its stop rules say.
-        running = any(t.state == optuna.trial.TrialState.RUNNING for t in trials)
-        time.sleep(0.1)
-    assert running, "no search trial started; the search ended or hung before Ctrl-C"
+    while not (gate / "blocked").exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not (gate / "blocked").exists():
+        proc.kill()
+        _out, err = proc.communicate(timeout=60)
+        pytest.fail(f"no probe after the first started (exit {proc.returncode}):\n{err}")
+    storage = optuna.storages.RDBStorage(db_url)
+    finished = {
+        t.number: (t.state, t.value)
+        for t in optuna.load_study(study_name="intr", storage=storage).trials
+        if t.state.is_finished()
+    }
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -229,5 +237,6 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str) -> None:
     assert "as written" in err  # the best so far is printed
     study = optuna.load_study(study_name="intr", storage=storage)
     assert study.trials[0].state == optuna.trial.TrialState.COMPLETE
+    assert {n: (study.trials[n].state, study.trials[n].value) for n in finished} == finished
     assert all(t.state != optuna.trial.TrialState.RUNNING for t in study.trials)
     assert_no_orphans(mark)

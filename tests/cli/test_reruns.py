@@ -37,7 +37,7 @@ def _probe(script: Path | str, url: str, *args: str) -> subprocess.CompletedProc
         ],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=600,
         env=dict(os.environ),
     )
 

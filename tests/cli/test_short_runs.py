@@ -25,7 +25,7 @@ def test_a_three_epoch_script_gets_the_fast_config_that_ended_it(db_url: str) ->
         ],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)

@@ -32,7 +32,7 @@ def test_two_ranks_through_the_cli(tmp_path: Path) -> None:
     mark, url = uuid.uuid4().hex, f"sqlite:///{tmp_path / 'a.db'}"
     probed = _cli(
         "probe", DDP, "--nproc-per-node", "2", "--trials", "3", "--json", "--storage", url,
-        *SHORT, mark=mark, timeout=240,
+        *SHORT, mark=mark, timeout=600,
     )  # fmt: skip
     assert probed.returncode == 0, probed.stderr
     assert_no_orphans(mark)
@@ -46,7 +46,7 @@ def test_two_ranks_through_the_cli(tmp_path: Path) -> None:
     # The whole training with the recommendation, ranks started as the study measured them.
     ran = _cli(
         "run", DDP, "--study", summary["study"], "--storage", url, "--", "--steps", "40",
-        mark=mark, timeout=180,
+        mark=mark, timeout=600,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert_no_orphans(mark)

@@ -96,7 +96,7 @@ def _probe(lib: Library, tmp_path: Path) -> tuple[subprocess.CompletedProcess[st
         env={**os.environ, MARK_ENV: mark},
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=600,
     )
     return proc, mark
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from autotune.contract import ProbeSettings
-from autotune.probe._iterators import ReplayIterator, TimedIterator
+from autotune.probe._iterators import EndedIterator, ReplayIterator, TimedIterator
 from autotune.probe._meter import Meter, ProbeDone
 from autotune.probe._nvtx import NvtxRanges
 
@@ -51,3 +51,9 @@ def test_a_next_phase_takes_over_from_the_batch_after_the_last_window() -> None:
     # Loader batches (4 samples) until the first meter is done, replayed ones (2) after.
     switch = seen.index(2)
     assert set(seen[:switch]) == {4} and set(seen[switch:]) == {2}
+
+
+def test_a_loader_iterated_after_the_last_phase_ends_the_script_at_once() -> None:
+    ended = EndedIterator(iter([torch.zeros(4, 3)] * 5))
+    with pytest.raises(ProbeDone):
+        next(ended)

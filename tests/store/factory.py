@@ -13,6 +13,7 @@ import optuna
 import pytest
 from optuna.distributions import CategoricalDistribution, IntDistribution
 
+from autotune._words import first_line
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.hardware import fingerprint_id
 from autotune.tuner._plan import Machine, diagnose_study
@@ -166,7 +167,7 @@ def pg_database() -> Iterator[str]:
             conn.exec_driver_sql("SELECT 1")
     except Exception as exc:
         pytest.skip(
-            f"no PostgreSQL server at {admin_url} ({str(exc).splitlines()[0]}); "
+            f"no PostgreSQL server at {admin_url} ({first_line(exc)}); "
             f"set {PG_ENV} to a reachable server"
         )
     name = f"autotune_test_{uuid.uuid4().hex[:12]}"

@@ -21,6 +21,7 @@ from autotune.store._migrate import (
 )
 from autotune.store._sync import sync_study_strict
 from autotune.store._tables import VERSION_TABLE, studies
+from autotune.tuner import summarize
 from tests.store.factory import close_storages, make_study, storage_for
 from tests.store.frozen.make_frozen import restore
 
@@ -47,7 +48,7 @@ def test_frozen_database_upgrades_to_head(revision: str, tmp_path: Path) -> None
     # Optuna's data is intact and our mirror (kept or rebuilt) serves the study.
     study = optuna.load_study(study_name=f"frozen-{revision}", storage=storage_for(url))
     assert len(study.trials) == 5
-    sync_study_strict(url, study)
+    sync_study_strict(url, study, summarize(study, url))
     with engine_for(url).connect() as conn:
         row = conn.execute(select(studies.c.name, studies.c.note, studies.c.n_trials)).one()
     assert tuple(row) == (f"frozen-{revision}", None, 5)

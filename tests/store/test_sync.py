@@ -22,8 +22,8 @@ def _count(url: str, table: object) -> int:
 
 def test_sync_mirrors_every_measurement(backend_url: str) -> None:
     study = make_study(backend_url, "s1", args=["--epochs", "1"], trials=5, failures=1)
-    sync_study(backend_url, study)
-    summary = summarize(study, backend_url)
+    sync_study(backend_url, study, summarize(study, backend_url))
+    summary = summarize(study, backend_url).to_dict()
     with engine_for(backend_url).connect() as conn:
         host = conn.execute(select(hosts)).one()
         assert host.fingerprint == hardware()["id"]
@@ -58,8 +58,8 @@ def test_sync_mirrors_every_measurement(backend_url: str) -> None:
 
 def test_sync_is_idempotent_and_incremental(backend_url: str) -> None:
     study = make_study(backend_url, "s2", trials=3, failures=0, finished=False)
-    sync_study(backend_url, study)
-    sync_study(backend_url, study)
+    sync_study(backend_url, study, summarize(study, backend_url))
+    sync_study(backend_url, study, summarize(study, backend_url))
     assert _count(backend_url, trials) == 4
     assert _count(backend_url, windows) == 12
     # A trial that did not change is not rewritten: a marker set behind sync's back survives.
@@ -67,7 +67,7 @@ def test_sync_is_idempotent_and_incremental(backend_url: str) -> None:
         conn.execute(update(trials).where(trials.c.number == 1).values(reason="marker"))
     add_trial(study, random.Random(7))
     study.set_user_attr("stop_reason", "done")
-    sync_study(backend_url, study)
+    sync_study(backend_url, study, summarize(study, backend_url))
     with engine_for(backend_url).connect() as conn:
         reasons = dict(conn.execute(select(trials.c.number, trials.c.reason)).all())
         state = conn.execute(select(studies.c.state)).scalar_one()
@@ -80,10 +80,10 @@ def test_sync_is_idempotent_and_incremental(backend_url: str) -> None:
 
 def test_notes_survive_a_sync(backend_url: str) -> None:
     study = make_study(backend_url, "s3", trials=2)
-    sync_study(backend_url, study)
+    sync_study(backend_url, study, summarize(study, backend_url))
     with engine_for(backend_url).begin() as conn:
         conn.execute(update(studies).values(note="keep me"))
-    sync_study(backend_url, study)
+    sync_study(backend_url, study, summarize(study, backend_url))
     with engine_for(backend_url).connect() as conn:
         assert conn.execute(select(studies.c.note)).scalar_one() == "keep me"
 
@@ -95,7 +95,7 @@ def test_a_study_with_no_usable_trial_has_no_recommendation(backend_url: str) ->
             state=__import__("optuna").trial.TrialState.FAIL, user_attrs={"status": "hung"}
         )
     )
-    sync_study(backend_url, study)
+    sync_study(backend_url, study, summarize(study, backend_url))
     assert _count(backend_url, recommendations) == 1  # the baseline itself measured fine
     with engine_for(backend_url).connect() as conn:
         hung = conn.execute(select(trials.c.failure_class).where(trials.c.number == 3)).scalar()
@@ -105,7 +105,11 @@ def test_a_study_with_no_usable_trial_has_no_recommendation(backend_url: str) ->
 def test_sync_logs_instead_of_raising(caplog: pytest.LogCaptureFixture, tmp_path: object) -> None:
     study = make_study(f"sqlite:///{tmp_path}/ok.db", "s5", trials=1)
     with caplog.at_level(logging.WARNING, logger="autotune.store"):
-        sync_study("sqlite:////no/such/folder/x.db", study)
+        sync_study(
+            "sqlite:////no/such/folder/x.db",
+            study,
+            summarize(study, "sqlite:////no/such/folder/x.db"),
+        )
     assert "could not mirror study s5" in caplog.text
 
 

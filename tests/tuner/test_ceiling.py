@@ -6,8 +6,10 @@ from typing import Any
 
 import optuna
 
+from autotune import state
 from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
 from autotune.runner import Target
+from autotune.state import Ceiling
 from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
 from autotune.tuner._ceiling import (
     bound_for,
@@ -48,10 +50,8 @@ def test_disturbed_windows_never_disprove_the_compute_ceiling() -> None:
     assert ceiling_suspect([noisy], ceiling) is None
 
 
-def _study(ceiling: dict[str, Any]) -> optuna.Study:
-    study = optuna.create_study(direction="maximize")
-    study.set_user_attr("ceiling", ceiling)
-    return study
+def _study(ceiling: dict[str, Any]) -> Ceiling:
+    return Ceiling.from_dict(ceiling)
 
 
 def test_no_ceiling_binds_while_the_compute_ceiling_is_unknown() -> None:
@@ -61,8 +61,9 @@ def test_no_ceiling_binds_while_the_compute_ceiling_is_unknown() -> None:
     assert bound_for(known, 0, 2) == (400.0, "transport")
     slow_compute = _study({"samples_per_s": 300.0, "windows": [300.0] * 3, **transport})
     assert bound_for(slow_compute, 2, 2) == (300.0, "compute")
-    dropped = _study({"samples_per_s": None, "windows": [], "status": "unreliable: ..."})
-    dropped.set_user_attr("ceiling", {**dropped.user_attrs["ceiling"], **transport})
+    dropped = _study(
+        {"samples_per_s": None, "windows": [], "status": "unreliable: ...", **transport}
+    )
     assert bound_for(dropped, 2, 2) == (None, None)
     assert bound_for(_study({}), 2, 2) == (None, None)
 
@@ -111,9 +112,9 @@ def test_a_ceiling_beaten_only_under_interference_stands() -> None:
     tuner.run()
     ceiling = tuner.study.user_attrs["ceiling"]
     assert [c.mode for c in runner.calls].count("ceiling") == 0  # not even re-measured
-    assert ceiling["samples_per_s"] and "remeasured" not in ceiling
+    assert ceiling["samples_per_s"] and not ceiling["remeasured"]
     # But the answer ran past it: no efficiency is stated against it.
-    summary = summarize(tuner.study, "mem")
+    summary = summarize(tuner.study, "mem").to_dict()
     assert summary["recommended"]["samples_per_s"] > 1.1 * ceiling["samples_per_s"]
     assert summary["efficiency"] is None and summary["binding_ceiling"] is None
 
@@ -125,7 +126,7 @@ def test_a_ceiling_beaten_in_quiet_windows_is_dropped_and_nothing_binds() -> Non
     ceiling = tuner.study.user_attrs["ceiling"]
     assert ceiling["remeasured"] is True
     assert ceiling["samples_per_s"] is None and ceiling["status"].startswith("unreliable")
-    summary = summarize(tuner.study, "mem")
+    summary = summarize(tuner.study, "mem").to_dict()
     # The transport ceiling is known, but the compute one could be lower: no efficiency.
     assert summary["transport_ceiling_samples_per_s"] is not None
     assert summary["efficiency"] is None and summary["binding_ceiling"] is None
@@ -143,7 +144,7 @@ def test_a_ceiling_probe_that_failed_says_why_even_with_no_reason_of_its_own() -
         return crashed
 
     measure_ceiling(study, probe, notes.append)  # type: ignore[arg-type]
-    assert missing(study) == {
+    assert missing(state.load(study).ceiling) == {
         "compute": "crashed: ValueError: bad batch",
         "transport": "the ceiling probe ended first (crashed: ValueError: bad batch)",
     }
@@ -152,4 +153,4 @@ def test_a_ceiling_probe_that_failed_says_why_even_with_no_reason_of_its_own() -
     study = optuna.create_study(direction="maximize")
     crashed = ProbeResult(status="crashed", exit_code=-9)
     measure_ceiling(study, probe, notes.append)  # type: ignore[arg-type]
-    assert missing(study)["compute"] == "crashed: exit code -9, no output"
+    assert missing(state.load(study).ceiling)["compute"] == "crashed: exit code -9, no output"

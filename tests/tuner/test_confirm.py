@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pytest
 
 from autotune.contract import LoaderConfig, ProbeResult
@@ -54,16 +56,16 @@ def test_a_far_winner_runs_no_probe() -> None:
     probe = Recorder({})
     result = confirm_plan(plan, probe)
     assert probe.calls == []
-    assert set(result) == KEYS
-    assert result["skipped"] is True
-    assert result["winner"] == 2
-    assert result["probe_seconds"] == 0.0
-    assert result["median"] == pytest.approx(3975)
-    assert result["ci95"] == [3900, 4020]  # 4 windows: the full range
-    assert result["baseline_median"] == pytest.approx(207.5)  # its own measured median
-    assert "4 windows of one probe" in result["interval"]
-    assert "87.5%" in result["interval"]
-    assert "beats every other config and the baseline" in result["why"]
+    assert set(asdict(result)) == KEYS
+    assert result.skipped is True
+    assert result.winner == 2
+    assert result.probe_seconds == 0.0
+    assert result.median == pytest.approx(3975)
+    assert result.ci95 == [3900, 4020]  # 4 windows: the full range
+    assert result.baseline_median == pytest.approx(207.5)  # its own measured median
+    assert "4 windows of one probe" in result.interval
+    assert "87.5%" in result.interval
+    assert "beats every other config and the baseline" in result.why
 
 
 def test_close_contenders_far_above_the_baseline_are_a_tie_decided_by_cost() -> None:
@@ -75,15 +77,15 @@ def test_close_contenders_far_above_the_baseline_are_a_tie_decided_by_cost() -> 
     probe = Recorder({})
     result = confirm_plan(plan, probe)
     assert probe.calls == []
-    assert result["skipped"] is True
-    assert result["probe_seconds"] == 0.0
-    assert "a tie" in result["why"]
+    assert result.skipped is True
+    assert result.probe_seconds == 0.0
+    assert "a tie" in result.why
     # Within noise of each other: the cheaper config (8 workers) wins, on its own windows.
-    assert result["winner"] == 1
-    assert result["fastest"] == 2
-    assert result["ci95"] == [3900, 3960]
-    assert "4 windows of one probe" in result["interval"]
-    assert result["baseline_median"] == pytest.approx(207.5)
+    assert result.winner == 1
+    assert result.fastest == 2
+    assert result.ci95 == [3900, 3960]
+    assert "4 windows of one probe" in result.interval
+    assert result.baseline_median == pytest.approx(207.5)
 
 
 def test_a_tie_too_far_apart_for_cost_goes_to_the_fastest() -> None:
@@ -92,7 +94,7 @@ def test_a_tie_too_far_apart_for_cost_goes_to_the_fastest() -> None:
     pool = [base, cand(1, 8, [3700, 3800, 3990, 3750]), cand(2, 32, [3900, 4000, 3950, 4020])]
     plan = confirmation_plan(pool, base, 2)
     assert plan.skipped and len(plan.candidates) == 2
-    assert confirm_plan(plan, Recorder({}))["winner"] == 2
+    assert confirm_plan(plan, Recorder({})).winner == 2
 
 
 def test_a_winner_near_the_baseline_re_measures_the_baseline() -> None:
@@ -104,8 +106,8 @@ def test_a_winner_near_the_baseline_re_measures_the_baseline() -> None:
     probe = Recorder({0: [3000, 3010, 2990, 3005], 1: [3000, 3020, 2995, 3010]})
     result = confirm_plan(plan, probe)
     assert sorted(probe.calls) == [0, 1]
-    assert result["baseline_median"] == pytest.approx(2995)  # re-measured windows pooled
-    assert "within 3% of the baseline" in result["why"]
+    assert result.baseline_median == pytest.approx(2995)  # re-measured windows pooled
+    assert "within 3% of the baseline" in result.why
 
 
 def test_a_close_baseline_in_the_race_is_run_once_as_a_candidate() -> None:
@@ -116,9 +118,9 @@ def test_a_close_baseline_in_the_race_is_run_once_as_a_candidate() -> None:
     probe = Recorder({0: [2950, 2960, 2970, 2980], 1: [3000, 3020, 2995, 3010]})
     result = confirm_plan(plan, probe)
     assert sorted(probe.calls) == [0, 1]
-    assert result["probe_seconds"] == 16.0  # the baseline is counted once
+    assert result.probe_seconds == 16.0  # the baseline is counted once
     # Within noise: the script as written (0 workers) is the cheaper config.
-    assert result["winner"] == 0
+    assert result.winner == 0
 
 
 def test_cheaper_config_within_noise_wins_on_the_unconditional_path() -> None:
@@ -130,11 +132,11 @@ def test_cheaper_config_within_noise_wins_on_the_unconditional_path() -> None:
     probe = Recorder({1: [1000, 1005], 2: [1008, 1012], 0: [101, 104]})
     result = confirm([b, a], base, probe)
     assert probe.calls == [2, 1, 0]  # the baseline interleaved, once
-    assert set(result) == KEYS
-    assert result["winner"] == 1
-    assert result["fastest"] == 2
-    assert result["skipped"] is False
-    assert all(c["runs"] == 2 for c in result["candidates"])
+    assert set(asdict(result)) == KEYS
+    assert result.winner == 1
+    assert result.fastest == 2
+    assert result.skipped is False
+    assert all(c.runs == 2 for c in result.candidates)
 
 
 def test_a_drift_seen_between_repeat_probes_widens_the_margin() -> None:
@@ -157,7 +159,7 @@ def test_a_single_config_or_limit_one_decides_without_probes() -> None:
     base = cand(0, -1, [200, 210])
     only = confirmation_plan([base], base, 2)
     assert only.skipped and "only #0" in only.why
-    assert confirm_plan(only, Recorder({}))["winner"] == 0
+    assert confirm_plan(only, Recorder({})).winner == 0
     close = [base, cand(1, 8, [3800, 3900]), cand(2, 32, [3850, 3950])]
     one = confirmation_plan(close, base, 1)
     assert one.skipped and [c.trial for c in one.candidates] == [2]
@@ -172,16 +174,16 @@ def test_failed_re_measure_keeps_the_search_windows() -> None:
         return ProbeResult(status="crashed", wall_s=2.0)
 
     result = confirm([a, b], None, broken)
-    assert result["probe_seconds"] == 4.0
-    assert "of one probe" in result["interval"]
-    assert result["baseline_median"] is None
+    assert result.probe_seconds == 4.0
+    assert "of one probe" in result.interval
+    assert result.baseline_median is None
 
 
 def test_a_tie_with_no_baseline_is_decided_by_cost() -> None:
     a, b = cand(1, 4, [1000, 1010]), cand(2, 16, [1005, 1012])
     plan = confirmation_plan([a, b], None, 2)
     assert plan.skipped
-    assert confirm_plan(plan, Recorder({}))["winner"] == 1
+    assert confirm_plan(plan, Recorder({})).winner == 1
 
 
 def test_interval_coverage_is_the_order_statistics_truth() -> None:
@@ -210,5 +212,5 @@ def test_a_leader_that_is_fastest_and_cheapest_is_re_measured_alone_with_the_bas
     probe = Recorder({0: [2700], 1: [3010]})
     result = confirm_plan(plan, probe, rounds=2)
     assert probe.calls == [1, 0, 1]
-    assert result["winner"] == 1
-    assert "the fastest and the cheapest" in result["why"]
+    assert result.winner == 1
+    assert "the fastest and the cheapest" in result.why

@@ -9,6 +9,7 @@ import pytest
 
 from autotune.contract import ProbeResult, TrialConfig
 from autotune.runner import Target
+from autotune.state import Readings
 from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
 from autotune.tuner._interference import (
     MIN_CORES,
@@ -55,7 +56,7 @@ def test_records_keep_each_windows_own_threshold() -> None:
     pooled = windows([100.0, 60.0], [0.1, 0.9]).plus(
         Windows([99.0], [3.0], [14.0], 64)  # a probe whose threshold was higher
     )
-    back = of_record({"windows": pooled.rates, **to_record(pooled)})
+    back = of_record(Readings(**to_record(pooled)))
     assert back.disturbed == [False, True, False]
 
 
@@ -141,7 +142,7 @@ def _busy_search(config: TrialConfig, res: ProbeResult) -> ProbeResult:
 def test_the_answer_says_another_process_disturbed_the_recommended_windows() -> None:
     tuner = _tuner(FakeRunner(load_s=0.2, compute_s=0.005, after=_busy_search))
     tuner.run()
-    summary = summarize(tuner.study, "mem")
+    summary = summarize(tuner.study, "mem").to_dict()
     said: dict[str, Any] = summary["interference"]
     n = said["recommended"]["windows"]
     assert said["recommended"] == {"disturbed": n, "windows": n}
@@ -167,7 +168,7 @@ def test_a_quiet_study_says_so_and_keeps_its_interval() -> None:
 
     tuner = _tuner(FakeRunner(load_s=0.2, compute_s=0.005, after=quiet))
     tuner.run()
-    summary = summarize(tuner.study, "mem")
+    summary = summarize(tuner.study, "mem").to_dict()
     assert summary["interference"]["disturbed_windows"] == 0
     assert summary["interference"]["summary"].startswith("no interference")
     assert summary["recommended"]["ci95"] == tuner.study.user_attrs["confirmation"]["ci95"]
@@ -176,4 +177,4 @@ def test_a_quiet_study_says_so_and_keeps_its_interval() -> None:
 def test_results_from_before_interference_was_read_give_no_entry() -> None:
     tuner = _tuner(FakeRunner(load_s=0.2, compute_s=0.005))
     tuner.run()
-    assert summarize(tuner.study, "mem")["interference"] is None
+    assert summarize(tuner.study, "mem").to_dict()["interference"] is None

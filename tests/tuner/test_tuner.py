@@ -62,7 +62,7 @@ def test_io_bound_search_finds_many_workers_and_a_big_speedup() -> None:
     runner = FakeRunner(load_s=0.2, compute_s=0.005)
     tuner = make(runner, trials=12)
     outcome = tuner.run()
-    summary = summarize(tuner.study, "mem")
+    summary = summarize(tuner.study, "mem").to_dict()
     assert summary["recommended"]["config"]["num_workers"] >= 20
     assert summary["speedup"] > 5
     assert summary["diagnosis"]["bottleneck"] in ("input-latency", "model")
@@ -73,7 +73,7 @@ def test_model_bound_stops_near_the_ceiling_without_pretending() -> None:
     runner = FakeRunner(load_s=0.0005, compute_s=0.05)
     tuner = make(runner, trials=12)
     outcome = tuner.run()
-    summary = summarize(tuner.study, "mem")
+    summary = summarize(tuner.study, "mem").to_dict()
     assert summary["speedup"] < 1.1
     assert "ceiling" in outcome.stop_reason
     assert summary["diagnosis"]["bottleneck"] == "model"
@@ -88,7 +88,7 @@ def test_failed_trials_are_recorded_never_recommended_and_do_not_stop_the_search
     )
     tuner = make(runner, trials=10, patience=20)
     tuner.run()
-    summary = summarize(tuner.study, "mem")
+    summary = summarize(tuner.study, "mem").to_dict()
     failed = [t for t in tuner.study.trials if t.state == TrialState.FAIL]
     assert failed, "the fake should have produced failures"
     assert all(t.user_attrs["reason"] == "worker crashed" for t in failed)
@@ -169,7 +169,7 @@ def test_ctrl_c_keeps_finished_trials_and_marks_the_running_one() -> None:
     states = [t.state for t in tuner.study.trials]
     assert states.count(TrialState.COMPLETE) >= 2
     assert tuner.study.trials[-1].user_attrs["status"] == "interrupted"
-    assert summarize(tuner.study, "mem")["recommended"] is not None
+    assert summarize(tuner.study, "mem").to_dict()["recommended"] is not None
 
 
 def test_rerun_continues_the_same_study(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -218,7 +218,7 @@ def test_over_memory_is_infeasible() -> None:
     bad = [t for t in tuner.study.trials if t.user_attrs.get("status") == "over_memory"]
     assert bad and all(t.state == TrialState.FAIL for t in bad)
     assert all(t.constraints.get("host_memory", 0) > 0 for t in bad)
-    assert summarize(tuner.study, "mem")["recommended"]["config"]["num_workers"] <= 8
+    assert summarize(tuner.study, "mem").to_dict()["recommended"]["config"]["num_workers"] <= 8
 
 
 def test_a_ceiling_that_a_trial_beats_is_measured_again() -> None:
@@ -237,7 +237,7 @@ def test_a_ceiling_that_a_trial_beats_is_measured_again() -> None:
     assert [c.mode for c in runner.calls].count("baseline") == 1
     assert [c.mode for c in runner.calls].count("ceiling") == 1  # the re-measure
     assert ceiling["samples_per_s"] == pytest.approx(32 / 0.005, rel=0.1)
-    summary = summarize(tuner.study, "mem")
+    summary = summarize(tuner.study, "mem").to_dict()
     assert 0.9 <= summary["efficiency"] <= 1.1
     assert outcome.stop_reason
 
@@ -253,7 +253,7 @@ def test_failures_above_a_worker_count_cap_the_range_and_back_off() -> None:
     tuner.run()
     cap = tuner.study.user_attrs["worker_cap"]
     assert cap < 26
-    summary = summarize(tuner.study, "mem")
+    summary = summarize(tuner.study, "mem").to_dict()
     assert summary["recommended"]["config"]["num_workers"] == 8
     assert summary["speedup"] > 5
 
@@ -263,7 +263,7 @@ def test_keeping_the_scripts_own_settings_is_a_speedup_of_exactly_one() -> None:
     runner = FakeRunner(load_s=0.0, compute_s=0.05, noise=0.05)
     tuner = make(runner, trials=6)
     tuner.run()
-    summary = summarize(tuner.study, "mem")
+    summary = summarize(tuner.study, "mem").to_dict()
     assert summary["recommended"]["config"] == summary["baseline"]["config"]
     assert summary["speedup"] == 1.0
 

@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 from api import create_app
 from autotune.cli import app
+from autotune.state import counted, measured, role
 from autotune.tuner import save_options
-from autotune.tuner._records import counted, measured, role
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 from tests.store.factory import close_storages, hardware, pg_database, storage_for
 

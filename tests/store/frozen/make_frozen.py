@@ -17,6 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autotune.tuner import summarize
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -45,7 +47,7 @@ def make(revision: str) -> Path:
         study = make_study(url, f"frozen-{revision}", trials=3, failures=1)
         if revision != "base":
             upgrade_autotune(url)
-            sync_study_strict(url, study)
+            sync_study_strict(url, study, summarize(study, url))
             downgrade_autotune(url, revision)
         close_storages()
         engine_for(url).dispose()

@@ -1,0 +1,183 @@
+"""The study's answer, typed: what the tuner computes, the store keeps and serves, the CLI
+renders and the API's schema declares.
+
+It sits below all of them (standard library and the contract only) so that none needs another
+to know its shape. ``to_dict`` is the JSON of ``--json``, of the mirror's ``summary`` column and
+of the API's study detail: keys are never removed, and a key with no value yet is null.
+``from_dict`` reads any answer an earlier release stored (a missing key is its default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal
+
+from autotune.contract import DATALOADER_KEYS, LoaderConfig
+
+Bottleneck = Literal["model", "transport", "input-cpu", "input-latency", "startup", "unknown"]
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    bottleneck: Bottleneck
+    summary: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"bottleneck": self.bottleneck, "summary": self.summary}
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None) -> Diagnosis | None:
+        if not raw or not raw.get("bottleneck"):
+            return None
+        return cls(raw["bottleneck"], str(raw.get("summary") or ""))
+
+
+@dataclass(frozen=True)
+class Recommended:
+    trial: int
+    config: dict[str, Any]
+    samples_per_s: float | None
+    # The median's 95% interval, widened where its windows were measured under interference.
+    ci95: list[float] | None = None
+
+
+@dataclass(frozen=True)
+class Baseline:
+    trial: int
+    config: dict[str, Any] | None
+    samples_per_s: float | None
+
+
+@dataclass(frozen=True)
+class Counts:
+    complete: int = 0
+    failed: int = 0
+    pruned: int = 0
+
+
+@dataclass(frozen=True)
+class Failure:
+    trial: int
+    status: str | None
+    reason: str | None
+    config: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    study: str
+    storage: str | None = None
+    script: str | None = None
+    args: list[str] | None = None
+    hardware: dict[str, Any] | None = None
+    # Ranks on the node: settings are per rank, samples/s are the job's (all ranks).
+    nproc_per_node: int = 1
+    # Which loader the figures are of (dataset type, batch size), so a user can check.
+    measured_loader: dict[str, Any] | None = None
+    framework: str | None = None
+    recommended: Recommended | None = None
+    baseline: Baseline | None = None
+    speedup: float | None = None
+    ceiling_samples_per_s: float | None = None
+    # What the loader's machinery delivers with free samples, at the recommended workers.
+    transport_ceiling_samples_per_s: float | None = None
+    binding_ceiling: Literal["compute", "transport"] | None = None
+    # Why a ceiling has no figure (its probe failed, the script ended, it was disproved).
+    ceiling_missing: dict[str, str] = field(default_factory=dict)
+    # Against the lower of the two ceilings: what any loader setting could reach.
+    efficiency: float | None = None
+    diagnosis: Diagnosis | None = None
+    # How much other processes used the cores while measuring, and what it did to the
+    # answer; null where no window was read (results from before it was measured).
+    interference: dict[str, Any] | None = None
+    # Set when the answer is a judgement rather than a search (a script too short to tune).
+    verdict: str | None = None
+    stop_reason: str | None = None
+    trials: Counts = field(default_factory=Counts)
+    probe_seconds: float = 0.0
+    failures: list[Failure] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["diagnosis"] = self.diagnosis.to_dict() if self.diagnosis else None
+        return out
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Answer:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in raw.items() if k in known}
+        rec, base = values.get("recommended"), values.get("baseline")
+        values["recommended"] = _build(Recommended, rec)
+        values["baseline"] = _build(Baseline, base)
+        values["trials"] = _build(Counts, values.get("trials")) or Counts()
+        values["failures"] = [_build(Failure, f) for f in values.get("failures") or []]
+        values["diagnosis"] = Diagnosis.from_dict(values.get("diagnosis"))
+        values["ceiling_missing"] = dict(values.get("ceiling_missing") or {})
+        values["nproc_per_node"] = int(values.get("nproc_per_node") or 1)
+        values["probe_seconds"] = float(values.get("probe_seconds") or 0.0)
+        return cls(**values)
+
+    def snippet(self) -> str:
+        """The settings to paste, in the terms of the framework the script uses, and the
+        stream/device notes they need."""
+        rec = self.recommended
+        if rec is None:
+            return "# no recommendation yet: no trial was measured in full"
+        loader = LoaderConfig.from_dict(rec.config).under_torch_rules()
+        values = {k: getattr(loader, k) for k in DATALOADER_KEYS if getattr(loader, k) is not None}
+        ranks = self.nproc_per_node
+        head = f"# autotune study {self.study}: {rec.samples_per_s or 0:.0f} samples/s"
+        if ranks > 1:
+            head += f" (the job's, {ranks} ranks)"
+        if self.speedup:
+            head += f", {self.speedup:.2f}x the script as written"
+        lines = [head]
+        if ranks > 1:
+            lines.append(f"# per rank: each of the {ranks} ranks builds its loader with these")
+        lines += _framework_lines(self.framework, values)
+        if rec.config.get("num_streams"):
+            lines.append(
+                f"# copy batches to the GPU on {rec.config['num_streams']} CUDA streams: "
+                "`autotune run` applies this for you"
+            )
+        base = (self.baseline.config if self.baseline else None) or {}
+        if rec.config.get("device") == "cpu" and base.get("device") == "cuda":
+            lines.append("# measured faster on the CPU: run with CUDA_VISIBLE_DEVICES=''")
+        return "\n".join(lines)
+
+
+def _build(cls: Any, raw: dict[str, Any] | None) -> Any:
+    if not raw:
+        return None
+    known = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in raw.items() if k in known})
+
+
+# The Trainer's names for the DataLoader arguments it builds its loaders with.
+_TRAINER_ARGS = {
+    "num_workers": "dataloader_num_workers",
+    "prefetch_factor": "dataloader_prefetch_factor",
+    "persistent_workers": "dataloader_persistent_workers",
+    "pin_memory": "dataloader_pin_memory",
+}
+
+
+def _framework_lines(framework: str | None, values: dict[str, Any]) -> list[str]:
+    if framework == "transformers":
+        args = ", ".join(
+            f"{_TRAINER_ARGS[k]}={v!r}" for k, v in values.items() if k in _TRAINER_ARGS
+        )
+        lines = [f"args = TrainingArguments(..., {args})"]
+        lines.append("# the Trainer builds its eval loader with these too")
+        if "batch_size" in values:
+            lines.append(f"# batch size: per_device_train_batch_size={values['batch_size']!r}")
+        return lines
+    call = f"DataLoader(dataset, {', '.join(f'{k}={v!r}' for k, v in values.items())})"
+    if framework == "lightning":
+        return [
+            "# in your LightningDataModule's (or LightningModule's) train_dataloader():",
+            f"return {call}",
+        ]
+    if framework == "accelerate":
+        return ["# the DataLoader you pass to accelerator.prepare():", f"loader = {call}"]
+    return [f"loader = {call}"]

@@ -1,0 +1,54 @@
+"""How a probe ended, read from what it left: its result file, windows, exit code and log."""
+
+from __future__ import annotations
+
+import signal
+import statistics
+
+from autotune.contract import ProbeResult
+from autotune.runner._group import Ending, Member
+from autotune.runner._process import last_error_line, tail_of
+
+
+def classify(member: Member, ending: Ending, timeout_s: float) -> ProbeResult:
+    """The result of the probe ``member`` ran, once its process group is gone.
+
+    A pruned probe's result file is not read: its windows so far are the trial's figures.
+    """
+    rc = member.exit_code
+    progress = member.progress
+    tail = tail_of(member.log_path)
+    wall = ending.wall_s
+    if member.result_path.exists() and not ending.pruned:
+        res = ProbeResult.read(member.result_path)
+        res.exit_code, res.stderr_tail, res.wall_s = rc, tail, wall
+        if res.status == "crashed" and not res.reason:
+            res.reason = last_error_line(tail)
+        return res
+    res = ProbeResult(exit_code=rc, stderr_tail=tail, wall_s=wall, windows=progress.windows)
+    if progress.windows:
+        res.samples_per_s = statistics.median(progress.windows)
+    if ending.pruned:
+        res.status = "pruned"
+        res.reason = f"stopped after {len(progress.windows)} windows: clearly slower than best"
+    elif ending.timed_out:
+        res.status = "hung"
+        res.reason = (
+            f"no result within the trial timeout of {timeout_s:.0f}s "
+            f"({len(progress.windows)} windows measured); the process tree was killed. "
+            "If the script is only slow to start, raise --trial-timeout"
+        )
+    elif rc == -signal.SIGKILL:
+        res.status = "oom"
+        res.reason = (
+            "killed by SIGKILL with no result: most likely the kernel's out-of-memory "
+            "killer; fewer workers or a smaller prefetch_factor use less memory"
+        )
+    elif rc != 0:
+        res.status = "crashed"
+        err = last_error_line(tail)
+        res.reason = f"exit code {rc}" + (f": {err}" if err else "")
+    else:
+        res.status = "ended_early"
+        res.reason = "the script exited without the probe's report (os._exit?)"
+    return res

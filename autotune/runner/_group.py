@@ -1,0 +1,245 @@
+"""The processes of one probe: one for a script alone, one per rank for torchrun-style ranks.
+
+Each is started in its own session, so its process group holds it and every DataLoader
+worker it forks, and every group is killed whole on every way out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from autotune.contract import CONFIG_ENV, FAILED_STATUSES, TrialConfig
+from autotune.runner._base import Target, WindowCallback
+from autotune.runner._process import Progress, kill_group
+
+# After SIGTERM, how long the probes may unwind (the script's `finally` blocks) before SIGKILL.
+TERM_GRACE_S = 3.0
+# After every member wrote its result, how long they may take to exit: a rank can wait in
+# its collectives' teardown for a peer that has already gone.
+EXIT_GRACE_S = 5.0
+
+
+def probe_command(python: str, target: Target) -> list[str]:
+    return [python, "-m", "autotune.probe", target.script, *target.args]
+
+
+def probe_env(target: Target, config: TrialConfig) -> dict[str, str]:
+    """The environment every process of a probe of ``target`` starts from."""
+    env = {**os.environ, **target.env}
+    if config.loader.device == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = ""  # the script's own device choice falls to CPU
+    return env
+
+
+class Member:
+    """One process of the group, and the files of its probe in ``directory``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.env: dict[str, str] = {}
+        self.progress = Progress(directory / "progress.jsonl")
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def config_path(self) -> Path:
+        return self.directory / "config.json"
+
+    @property
+    def result_path(self) -> Path:
+        return self.directory / "result.json"
+
+    @property
+    def log_path(self) -> Path:
+        return self.directory / "output.log"
+
+    @property
+    def started(self) -> bool:
+        return self._proc is not None
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            raise RuntimeError(f"the probe in {self.directory} was never started")
+        return self._proc
+
+    @property
+    def exit_code(self) -> int:
+        """The code the probe reported once its result was final, else the process's own:
+        a probe killed after reporting exited as the script would have."""
+        if self.progress.exit_code is not None:
+            return self.progress.exit_code
+        code: int = self.proc.returncode
+        return code
+
+    @property
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def start(self, cmd: Sequence[str]) -> None:
+        with self.log_path.open("wb") as log:
+            self._proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=self.env,
+                start_new_session=True,
+            )
+
+    def failed(self) -> bool:
+        """Exited with an error, or wrote a failed result while still running."""
+        code = self.proc.poll()
+        if code is not None and code != 0:
+            return True
+        if self.result_path.exists():
+            with contextlib.suppress(ValueError, OSError):
+                return json.loads(self.result_path.read_text()).get("status") in FAILED_STATUSES
+        return False
+
+
+@dataclass(frozen=True)
+class Ending:
+    """Why the group stopped being watched."""
+
+    timed_out: bool = False
+    pruned: bool = False
+    failed: int | None = None  # the first member seen to fail (``fail_fast`` only)
+    wall_s: float = 0.0
+
+
+class ProcessGroup:
+    """The processes of one probe, each in its own process group, from start to kill.
+
+    ``add`` a member per process (1: the script alone; N: ranks), then ``run`` once: it starts
+    them, streams their windows (window ``i`` is the sum of every member's window ``i``, sent
+    once each has closed it), and stops at the first of: pruning, every member exited or
+    reporting its result final, the timeout, and where asked, a member failing or every
+    result written ``exit_grace_s`` ago. Every group is killed before ``run`` returns or
+    raises.
+    """
+
+    def __init__(self, cmd: Sequence[str], *, poll_s: float = 0.05) -> None:
+        self.cmd = list(cmd)
+        self.poll_s = poll_s
+        self.members: list[Member] = []
+        self._reported = 0
+
+    def add(self, directory: Path, config: TrialConfig, env: Mapping[str, str]) -> Member:
+        """A member probing ``config`` with its files in ``directory``; ``run`` starts it."""
+        directory.mkdir(parents=True, exist_ok=True)
+        member = Member(directory)
+        config = replace(
+            config,
+            result_path=str(member.result_path),
+            progress_path=str(member.progress.path),
+        )
+        member.config_path.write_text(config.to_json())
+        member.env = {**env, CONFIG_ENV: str(member.config_path)}
+        self.members.append(member)
+        return member
+
+    def run(
+        self,
+        timeout_s: float,
+        on_window: WindowCallback | None = None,
+        *,
+        fail_fast: bool = False,
+        exit_grace_s: float | None = None,
+    ) -> Ending:
+        """Start every member and watch them to the end; every process group is gone after.
+
+        ``fail_fast``: a member that fails ends the group (ranks in lock-step would wait for
+        it in a collective for ever). ``exit_grace_s``: once every member wrote its result,
+        how long their exit is waited for.
+        """
+        if not self.members:
+            raise ValueError("a process group needs at least one member")
+        started = time.monotonic()
+        try:
+            for member in self.members:
+                member.start(self.cmd)
+            ending = self._watch(started, timeout_s, on_window, fail_fast, exit_grace_s)
+            if not self._all_done() and any(m.running for m in self.members):
+                self._terminate()
+        finally:
+            live = [m for m in self.members if m.started]
+            for member in live:
+                kill_group(member.proc.pid)  # workers that outlived their probe, or all of it
+            for member in live:
+                member.proc.wait()
+        for index, value in self._windows():
+            if on_window is not None and not ending.pruned:
+                on_window(index, value)  # windows that landed as the probes exited
+        return replace(ending, wall_s=time.monotonic() - started)
+
+    def _watch(
+        self,
+        started: float,
+        timeout_s: float,
+        on_window: WindowCallback | None,
+        fail_fast: bool,
+        exit_grace_s: float | None,
+    ) -> Ending:
+        pruned = False
+        failed: int | None = None
+        all_written_at: float | None = None
+        while True:
+            self._wait_for_one()
+            for index, value in self._windows():
+                if on_window is not None and not pruned and on_window(index, value):
+                    pruned = True
+            failed = self._first_failed() if fail_fast else None
+            if pruned or failed is not None or self._all_done():
+                break
+            if not any(m.running for m in self.members):
+                break
+            if exit_grace_s is not None and all(m.result_path.exists() for m in self.members):
+                all_written_at = all_written_at or time.monotonic()
+                if time.monotonic() - all_written_at > exit_grace_s:
+                    break  # every member reported: do not wait on a slow unwind
+            if time.monotonic() - started > timeout_s:
+                return Ending(timed_out=True, pruned=pruned, failed=failed)
+        return Ending(pruned=pruned, failed=failed)
+
+    def _wait_for_one(self) -> None:
+        """Up to ``poll_s``, returning early if the first running member exits."""
+        running = next((m for m in self.members if m.running), None)
+        if running is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                running.proc.wait(timeout=self.poll_s)
+
+    def _windows(self) -> list[tuple[int, float]]:
+        """The group's windows closed by every member since the last call."""
+        for member in self.members:
+            member.progress.poll()
+        ready = min(len(m.progress.windows) for m in self.members)
+        new = [
+            (i, sum(m.progress.windows[i] for m in self.members))
+            for i in range(self._reported, ready)
+        ]
+        self._reported = ready
+        return new
+
+    def _all_done(self) -> bool:
+        """Every result final and every script unwound: the interpreters' exit is not read."""
+        return all(m.progress.done for m in self.members)
+
+    def _first_failed(self) -> int | None:
+        return next((i for i, m in enumerate(self.members) if m.failed()), None)
+
+    def _terminate(self) -> None:
+        """SIGTERM first, so the scripts' `finally` blocks run, then what is left is killed."""
+        for member in self.members:
+            kill_group(member.proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + TERM_GRACE_S
+        for member in self.members:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                member.proc.wait(timeout=max(0.0, deadline - time.monotonic()))

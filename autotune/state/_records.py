@@ -1,0 +1,207 @@
+"""The typed values a study keeps between probes, and between the processes that search it.
+
+Each serialises to the JSON object an earlier release stored under the same key, and reads
+any such object back (a key it lacks takes its default): studies outlive releases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, TypeVar
+
+from autotune.answer import Diagnosis
+from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
+
+T = TypeVar("T")
+
+
+def known(cls: type[T], raw: dict[str, Any] | None) -> dict[str, Any]:
+    """The entries of ``raw`` that ``cls`` has fields for: newer keys are ignored, not fatal."""
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return {k: v for k, v in (raw or {}).items() if k in names}
+
+
+@dataclass(frozen=True)
+class Readings:
+    """Windows kept on the study, with the interference read during each (probe/_interference):
+    outside cores per window (None: not read), the cores from which one counts as disturbed."""
+
+    windows: list[float] = field(default_factory=list)
+    interference_cores: list[float | None] = field(default_factory=list)
+    interference_limits: list[float] = field(default_factory=list)
+    disturbed: list[bool] = field(default_factory=list)  # for people reading the record
+    cpu_count: int | None = None
+
+
+@dataclass(frozen=True)
+class Ceiling(Readings):
+    """The compute ceiling (``samples_per_s``, ``windows``) and the transport ceiling, measured
+    once per study; ``status`` says why the compute figure is missing, ``transport_reason``
+    why the transport one is."""
+
+    samples_per_s: float | None = None
+    transport_samples_per_s: float | None = None
+    transport_by_workers: dict[str, float] | None = None
+    transport_reason: str | None = None
+    status: str | None = None
+    remeasured: bool = False
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Ceiling:
+        return cls(**known(cls, raw))
+
+
+@dataclass(frozen=True)
+class Contender(Readings):
+    """One config re-measured by confirmation, its windows pooled over its runs."""
+
+    trial: int = -1
+    config: dict[str, Any] = field(default_factory=dict)
+    median: float | None = None
+    ci95: list[float] | None = None
+    runs: int = 1
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The pick among the leaders, re-measured interleaved with the baseline (or skipped when
+    one config won by far more than the noise: ``skipped``, ``why``)."""
+
+    winner: int
+    median: float | None = None
+    ci95: list[float] | None = None
+    fastest: int | None = None
+    baseline_median: float | None = None
+    probe_seconds: float = 0.0
+    candidates: list[Contender] = field(default_factory=list)
+    skipped: bool = False
+    why: str | None = None
+    interval: str | None = None
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Confirmation:
+        values = known(cls, raw)
+        values["candidates"] = [
+            Contender(**known(Contender, c)) for c in raw.get("candidates") or []
+        ]
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class SeedRecord:
+    """The worker count predicted to hide loading, and what capped it."""
+
+    predicted: int | None = None
+    cap: int | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class SharedOptions:
+    """What every `autotune worker` shares with the study's creator: budget, space, measuring."""
+
+    trials: int
+    trial_timeout_s: float
+    settings: ProbeSettings
+    tune_batch_size: bool = False
+    max_workers: int | None = None
+    max_gpu_mem_bytes: int | None = None
+    patience: int | None = None
+    min_windows: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> SharedOptions:
+        values = known(cls, raw)
+        values["settings"] = ProbeSettings(**known(ProbeSettings, raw.get("settings")))
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What a study measures: the script, its arguments, this hardware, the ranks."""
+
+    script: str | None = None
+    args: list[str] = field(default_factory=list)
+    hardware: dict[str, Any] = field(default_factory=dict)
+    nproc_per_node: int = 1
+    script_sha256: str | None = None
+    autotune_version: str | None = None
+    created_at: float | None = None
+    host: str | None = None
+
+
+@dataclass(frozen=True)
+class StudyState:
+    """Everything the search keeps on a study, read in one go (one storage round trip)."""
+
+    identity: Identity = field(default_factory=Identity)
+    ceiling: Ceiling | None = None
+    confirmation: Confirmation | None = None
+    seed: SeedRecord | None = None
+    predicted_workers: int | None = None
+    seeded: bool = False
+    # A worker count that failed (crash, memory): the space stays below it.
+    worker_cap: int | None = None
+    # Batches the script's whole run takes, once a probe saw it end by itself.
+    script_batches: int | None = None
+    # Probe time spent outside trials (ceilings, confirmation).
+    extra_probe_seconds: float = 0.0
+    # Set when the answer is a judgement rather than a search (a script too short to tune).
+    verdict: str | None = None
+    stop_reason: str | None = None
+    diagnosis: Diagnosis | None = None
+    options: SharedOptions | None = None
+
+
+Role = str  # "baseline" | "seeded" | "search"
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    """What a probe said of one trial.
+
+    ``config`` is what the probe actually applied, ``script_config`` what the script itself
+    wrote; ``partial`` means the script ended before every window was measured (usable with
+    at least one window); ``duplicate_of`` names the trial already measured with the same
+    settings (no probe was run); ``output_tail`` is kept for failures only."""
+
+    role: Role = "search"
+    status: str | None = None
+    reason: str | None = None
+    config: LoaderConfig = field(default_factory=LoaderConfig)
+    script_config: LoaderConfig = field(default_factory=LoaderConfig)
+    result: dict[str, Any] | None = None
+    partial: bool = False
+    output_tail: str | None = None
+    duplicate_of: int | None = None
+
+    @property
+    def measured(self) -> bool:
+        """A probe finished and its result was recorded: not a trial whose process was killed
+        (failed by its stale heartbeat and retried as a new trial)."""
+        return self.status is not None
+
+    def probe_result(self) -> ProbeResult | None:
+        return ProbeResult.from_dict(self.result) if self.result else None
+
+    def figure(self, key: str) -> Any:
+        """One figure of the probe's result (None where it was not measured)."""
+        return (self.result or {}).get(key)
+
+    @classmethod
+    def of_result(cls, result: ProbeResult, role: Role) -> TrialRecord:
+        data = result.to_dict()
+        tail = data.pop("stderr_tail", "")
+        return cls(
+            role=role,
+            status=result.status,
+            reason=result.reason,
+            config=result.applied_config,
+            script_config=result.script_config,
+            result=data,
+            partial=result.status == "ended_early",
+            output_tail=tail if result.status != "ok" else None,
+        )

@@ -1,0 +1,112 @@
+"""Studies written by the release before the typed state (0.1.0) load as they are, and give
+the same answer: a frozen database made by that release's own `autotune probe` runs.
+
+The database (``frozen/studies_0.1.0.sql``) holds five studies: a latency-bound search with
+ceilings and a confirmation, a script that crashes as written, a study created for workers,
+a script too short to tune (a verdict and its length), and a search of a loader whose
+workers fail past 8 (it stopped first). ``frozen/answers_0.1.0.json`` is what that
+release's ``autotune best --json`` said of each, ``frozen/snippets_0.1.0.json`` the code it
+gave to paste. They were written once and are never regenerated: they stand for users'
+databases.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import optuna
+import pytest
+
+from autotune import state
+from autotune.answer import Answer
+from autotune.tuner import summarize
+from tests.store.factory import close_storages, storage_for
+
+FROZEN = Path(__file__).resolve().parent / "frozen"
+NAMES = ("latency", "crash", "workers", "short", "flaky")
+
+
+@pytest.fixture(scope="module")
+def storage(tmp_path_factory: pytest.TempPathFactory) -> Iterator[optuna.storages.RDBStorage]:
+    db = tmp_path_factory.mktemp("frozen") / "studies.db"
+    conn = sqlite3.connect(db)
+    try:
+        conn.executescript((FROZEN / "studies_0.1.0.sql").read_text(encoding="utf-8"))
+    finally:
+        conn.close()
+    yield storage_for(f"sqlite:///{db}")
+    close_storages()
+
+
+def _expected(name: str) -> dict[str, Any]:
+    answers = json.loads((FROZEN / "answers_0.1.0.json").read_text(encoding="utf-8"))
+    return dict(answers[name])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_old_study_gives_the_answer_it_gave(
+    storage: optuna.storages.RDBStorage, name: str
+) -> None:
+    study = optuna.load_study(study_name=name, storage=storage)
+    expected = _expected(name)
+    got = summarize(study, expected["storage"]).to_dict()
+    assert got == expected
+    # And the stored answer reads back into the same typed value, with the same snippet.
+    assert Answer.from_dict(expected).to_dict() == expected
+    snippets = json.loads((FROZEN / "snippets_0.1.0.json").read_text(encoding="utf-8"))
+    assert Answer.from_dict(expected).snippet() == snippets[name]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_stored_value_loads_typed_and_saves_unchanged(
+    storage: optuna.storages.RDBStorage, name: str
+) -> None:
+    study = optuna.load_study(study_name=name, storage=storage)
+    raw = study.user_attrs
+    known = state.load(study)
+    assert known.identity.script == raw["script"] and known.identity.hardware == raw["hardware"]
+    if "ceiling" in raw:
+        assert known.ceiling is not None
+        saved = asdict(known.ceiling)
+        # What the release wrote, key for key (it wrote `remeasured` only once set).
+        assert {k: v for k, v in saved.items() if k in raw["ceiling"]} == raw["ceiling"]
+        assert set(raw["ceiling"]) | {"remeasured"} >= set(saved)
+    if "confirmation" in raw:
+        assert known.confirmation is not None
+        assert asdict(known.confirmation) == raw["confirmation"]
+    if "worker_options" in raw:
+        assert known.options is not None and known.options.to_dict() == raw["worker_options"]
+    assert known.seeded == bool(raw.get("seeded"))
+    assert known.verdict == raw.get("verdict")
+    assert known.script_batches == raw.get("script_batches")
+    for trial in study.get_trials(deepcopy=False):
+        record = state.record_of(trial)
+        if record.measured:
+            assert state.attrs_of(record) == trial.user_attrs, trial.number
+        else:  # queued for a worker: only its role so far
+            assert trial.user_attrs == {"role": record.role} == {"role": "seeded"}
+
+
+def test_the_frozen_studies_cover_what_a_study_keeps(storage: optuna.storages.RDBStorage) -> None:
+    """The test above means something only if the release's studies hold each kind of value."""
+    kept = set()
+    for name in NAMES:
+        kept |= set(optuna.load_study(study_name=name, storage=storage).user_attrs)
+    assert {
+        "ceiling",
+        "confirmation",
+        "seed",
+        "seeded",
+        "predicted_workers",
+        "verdict",
+        "diagnosis",
+        "stop_reason",
+        "worker_options",
+        "script_batches",
+        "extra_probe_seconds",
+    } <= kept
