@@ -24,7 +24,9 @@ CEILING_GAP = 0.10
 # "baseline": "measure" (the script as written), then in the same process the compute ceiling
 # (the step replaying cached batches) and the transport ceiling, reported in ceiling_* and
 # transport_* fields: one start-up for the three.
-Mode = Literal["measure", "ceiling", "baseline", "run"]
+# "adapt": the whole training, whose loader moves through the configs the search outside
+# sends while it trains (``AdaptOrder``), one measured segment each (``adapt_segment_path``).
+Mode = Literal["measure", "ceiling", "baseline", "run", "adapt"]
 
 # How a trial ended. "ok" is the only status a recommendation may come from.
 Status = Literal[
@@ -209,6 +211,8 @@ class TrialConfig:
     mode: Mode = "measure"
     result_path: str = ""
     progress_path: str = ""
+    # Mode "adapt": the directory where the search and the run exchange orders and segments.
+    exchange_dir: str = ""
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -222,6 +226,7 @@ class TrialConfig:
             mode=raw.get("mode", "measure"),
             result_path=raw.get("result_path", ""),
             progress_path=raw.get("progress_path", ""),
+            exchange_dir=raw.get("exchange_dir", ""),
         )
 
 
@@ -309,12 +314,55 @@ class ProbeResult:
         return cls(**data)
 
     def write(self, path: str | Path) -> None:
-        # Write then rename, so the runner never reads half a file.
-        target = Path(path)
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict()))
-        tmp.replace(target)
+        write_whole(Path(path), json.dumps(self.to_dict()))
 
     @classmethod
     def read(cls, path: str | Path) -> ProbeResult:
         return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+# --- mode "adapt": the files a live run and its search exchange ------------------------------
+# Segment 0 is the script as written; the search sends the order for segment k (k >= 1) once
+# it has read segment k - 1's result. Every file is written whole, then renamed into place.
+
+
+def adapt_order_path(directory: str | Path, k: int) -> Path:
+    return Path(directory) / f"order-{k}.json"
+
+
+def adapt_segment_path(directory: str | Path, k: int) -> Path:
+    """Segment k's result (a ``ProbeResult``); its windows stream to ``adapt_progress_path``."""
+    return Path(directory) / f"segment-{k}.json"
+
+
+def adapt_progress_path(directory: str | Path, k: int) -> Path:
+    return Path(directory) / f"progress-{k}.jsonl"
+
+
+def adapt_loader_path(directory: str | Path) -> Path:
+    """Written once the training loader is found: ``{"mid_epoch": bool}``."""
+    return Path(directory) / "loader.json"
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Readers never see half a file: written beside, then renamed over."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+@dataclass(frozen=True)
+class AdaptOrder:
+    """The search's word to a live run: load with ``config`` from the next batch on; with
+    ``settle``, for the rest of the run (no segment is measured)."""
+
+    config: LoaderConfig
+    settle: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps({"config": self.config.to_dict(), "settle": self.settle})
+
+    @classmethod
+    def from_json(cls, text: str) -> AdaptOrder:
+        raw = json.loads(text)
+        return cls(LoaderConfig.from_dict(raw.get("config")), bool(raw.get("settle")))

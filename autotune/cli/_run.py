@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from autotune.cli._adapt import run_adapting
 from autotune.cli._common import STORAGE_HELP, check_script, err, fail, study
 from autotune.contract import CONFIG_ENV, LoaderConfig, TrialConfig
 from autotune.tuner import summarize
@@ -18,7 +19,12 @@ from autotune.tuner import summarize
 def run(
     ctx: typer.Context,
     script: Path = typer.Argument(..., help="Your training script."),
-    name: str = typer.Option(..., "--study", help="Study whose recommendation to apply."),
+    name: str | None = typer.Option(
+        None,
+        "--study",
+        help="Study whose recommendation to apply (with --adapt: where the run's segments "
+        "are recorded).",
+    ),
     storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
     nproc_per_node: int | None = typer.Option(
         None,
@@ -26,12 +32,54 @@ def run(
         min=1,
         help="Ranks to start on this node, through torchrun (default: as the study measured).",
     ),
+    adapt: bool = typer.Option(
+        False,
+        "--adapt",
+        help="Tune the loader inside this run, on its real steps, same samples in the same "
+        "order; no probe phase.",
+    ),
+    segments: int = typer.Option(
+        12, "--segments", min=1, help="With --adapt: settings the run may try, its own included."
+    ),
+    max_workers: int | None = typer.Option(
+        None, "--max-workers", min=0, help="With --adapt: upper bound of num_workers tried."
+    ),
+    warmup: float = typer.Option(
+        1.0, "--warmup", min=0, help="With --adapt: least warm-up seconds of each segment."
+    ),
+    window: float = typer.Option(
+        1.5, "--window", min=0.05, help="With --adapt: seconds per measurement window."
+    ),
+    max_host_mem: float | None = typer.Option(
+        None,
+        "--max-host-mem",
+        min=0.1,
+        help="With --adapt: GiB of host memory the run may use before a setting is abandoned "
+        "(default: half of RAM).",
+    ),
 ) -> None:
-    """Run SCRIPT to the end with the study's recommended DataLoader settings.
+    """Run SCRIPT to the end with the study's recommended DataLoader settings, or with
+    --adapt, tuning them as it trains.
 
     Everything after -- is passed to the script untouched.
     """
     check_script(script)
+    if adapt:
+        code = run_adapting(
+            script,
+            list(ctx.args),
+            name=name,
+            storage_opt=storage_opt,
+            nproc_per_node=nproc_per_node,
+            segments=segments,
+            max_workers=max_workers,
+            max_host_mem=max_host_mem,
+            warmup_s=warmup,
+            window_s=window,
+        )
+        raise typer.Exit(code)
+    if name is None:
+        fail("pass --study NAME (a study `autotune probe` made), or --adapt to tune as it runs")
     loaded, url = study(name, storage_opt)
     answer = summarize(loaded, url)
     if answer.recommended is None:

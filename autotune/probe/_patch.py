@@ -50,6 +50,7 @@ from autotune.probe._apply import (
 )
 from autotune.probe._audition import Audition, Delivery
 from autotune.probe._site import call_site, detect_framework, in_framework_eval
+from autotune.probe._switch import SwitchableLoader
 
 if TYPE_CHECKING:
     from autotune.probe._ranks import RankSync
@@ -62,6 +63,7 @@ _SITE_ATTR = "_autotune_site"
 _APPLIED_ATTR = "_autotune_applied"
 _RAW_ATTR = "_autotune_raw"  # the loader's newest torch iterator
 _NOT_APPLIED_ATTR = "_autotune_not_applied"
+_SWITCH_ATTR = "_autotune_switch"  # mode "adapt": the loader's SwitchableLoader
 
 # The measured iterator, when its iteration started, and what it delivered before it was chosen.
 Wrap = Callable[[Iterator[Any], float, Sequence[Delivery]], Iterator[Any]]
@@ -73,6 +75,13 @@ class SettingsRefused(BaseException):
 
     A ``BaseException`` so that the script's ``except Exception:`` does not take it for its
     own failure; the probe reports it as ``not_applied``, never as the script crashing."""
+
+
+def _segment_loader(dataset: Any, **kwargs: Any) -> DataLoader[Any]:
+    """A switchable's own loader for one segment: never a candidate, never counted."""
+    loader: DataLoader[Any] = DataLoader.__new__(DataLoader)
+    _ORIG_INIT(loader, dataset, **kwargs)
+    return loader
 
 
 def _subclasses(cls: type) -> list[type]:
@@ -103,8 +112,20 @@ def _original(loader: Any) -> dict[str, Any]:
 class LoaderPatch:
     """Install, choose the measured loader, reconfigure it, and always uninstall."""
 
-    def __init__(self, config: LoaderConfig, wrap: Wrap, *, ranks: RankSync | None = None) -> None:
+    def __init__(
+        self,
+        config: LoaderConfig,
+        wrap: Wrap,
+        *,
+        ranks: RankSync | None = None,
+        switchable: bool = False,
+        first_batch_timeout_s: float = 60.0,
+    ) -> None:
         self.config = config
+        # Mode "adapt": iterations of torch's own __iter__ go through a SwitchableLoader, so
+        # the search can change the settings mid-epoch; ``config`` follows its last order.
+        self._switchable = switchable
+        self._first_batch_timeout_s = first_batch_timeout_s  # a switched config's, then hung
         self._wrap = wrap
         self._ranks = ranks
         self.script_config: LoaderConfig | None = None
@@ -289,9 +310,27 @@ class LoaderPatch:
             and not in_framework_eval()
         ):
             self._reconfigure(loader)
-        it = _ORIG_ITER(loader)
+        it = self._torch_iter(loader)
         self._last_raw = it
         return it
+
+    def _torch_iter(self, loader: Any) -> Any:
+        """torch's own iteration of ``loader``; in mode "adapt", through its switchable."""
+        if not self._switchable or _BUILT_ATTR not in loader.__dict__:
+            return _ORIG_ITER(loader)
+        switch = loader.__dict__.get(_SWITCH_ATTR)
+        if switch is None:
+            switch = loader.__dict__[_SWITCH_ATTR] = SwitchableLoader(
+                loader,
+                factory=_segment_loader,
+                first_batch_timeout_s=self._first_batch_timeout_s,
+                own=_original(loader),
+            )
+        return iter(switch)
+
+    def switchable_of(self, loader: Any) -> SwitchableLoader | None:
+        """Mode "adapt": the switchable that loads ``loader``'s batches, once it iterated."""
+        return None if loader is None else loader.__dict__.get(_SWITCH_ATTR)
 
     def _iter(self, loader: Any, own: IterFn) -> Any:
         self.loaders_iterated += 1
@@ -305,7 +344,7 @@ class LoaderPatch:
         if _APPLIED_ATTR not in loader.__dict__:
             self._reconfigure(loader)
         t0 = perf_counter()
-        it = own(loader)
+        it = self._torch_iter(loader) if own is _ORIG_ITER else own(loader)
         if own is _ORIG_ITER:
             self._last_raw = it
         if chosen:

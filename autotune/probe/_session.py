@@ -26,6 +26,7 @@ from autotune.contract import (
     TrialConfig,
 )
 from autotune.probe import _failure as failure
+from autotune.probe._adapt import Adapter
 from autotune.probe._audition import Delivery
 from autotune.probe._gpu import GpuSampler, cuda_sync, log
 from autotune.probe._iterators import EndedIterator, TimedIterator
@@ -56,7 +57,15 @@ class ProbeSession:
         self._cpu1: tuple[float, float] | None = None
         # issue 11: the multi-rank stop protocol, when the runner started ranks.
         ranks = RankSync.from_env()
-        self.patch = LoaderPatch(config.loader, self._wrap, ranks=ranks)
+        adapt = config.mode == "adapt"
+        self.patch = LoaderPatch(
+            config.loader,
+            self._wrap,
+            ranks=ranks,
+            switchable=adapt,
+            # A switched config that loads no batch in as long as a warm-up may take is hung.
+            first_batch_timeout_s=max(1.0, settings.max_warmup_s),
+        )
         self.watch = NoLoaderWatch(
             lambda: self.patch.loaders_iterated, lambda: self.patch.loaders_built
         )
@@ -77,6 +86,8 @@ class ProbeSession:
         )
         # Copy timing only where it is read; `autotune run` pays no event records for it.
         self.copy_stats = CopyStats() if measuring else None
+        # Mode "adapt": the run measures segments for the search outside (``_adapt.py``).
+        self.adapter = Adapter(config, self.patch, self.sampler) if adapt else None
 
     # --- what the phases use ----------------------------------------------------------------
     def meter(self, settings: ProbeSettings, *, lead: bool, extra_warmup_batches: int = 0) -> Meter:
@@ -130,6 +141,8 @@ class ProbeSession:
     def _wrap(
         self, it: Iterator[Any], t_iter: float, delivered: Sequence[Delivery] = ()
     ) -> Iterator[Any]:
+        if self.adapter is not None:
+            return self.adapter.wrap(it, t_iter, delivered)
         if self.lead is None:  # the trial's settings and stream prefetch, nothing timed
             return self.prefetch(it)
         phase = self._current_batches()
@@ -277,6 +290,8 @@ class ProbeSession:
             self.patch.uninstall()
             self.sampler.stop()
             self.gpu.stop()
+        if self.adapter is not None:
+            self.adapter.finish()
         if lead is None:
             return exit_code
         if ended_itself and lead.own_batches:  # a replay never ends an epoch

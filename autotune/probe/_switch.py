@@ -11,24 +11,29 @@ batch within ``first_batch_timeout_s``) abandons it: its workers are killed and 
 settings reload from the first undelivered batch. If they fail there too, the error is the
 dataset's own and is raised. Iterable datasets cannot be cut: a switch waits for the next epoch.
 
-Worker seeds: each epoch draws torch's base seed from the loader's generator as a plain epoch
-does (not at all when persistent workers are reused); every segment seeds worker ``i`` with
-``base + i``. Changing ``num_workers`` thus changes what workers' random augmentations draw
-exactly as a user changing ``num_workers`` would (with 0, they draw in the main process).
+Worker seeds: each epoch draws torch's base seed from the loader's generator exactly as the
+script's own settings would (every epoch; with persistent workers, only the first), so the
+sampler's RNG, and the order, never depend on the settings tried; every new segment seeds
+worker ``i`` with ``base + i`` (reused persistent workers keep the seeds they started with).
+Changing ``num_workers`` thus changes what workers' random augmentations draw exactly as a
+user changing ``num_workers`` would (with 0, they draw in the main process).
 """
 
 from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any, Literal
 
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
 Settings = dict[str, Any]
+# Builds a segment's DataLoader: (dataset, **kwargs) as DataLoader takes them.
+Factory = Callable[..., "DataLoader[Any]"]
 KEYS = ("num_workers", "prefetch_factor", "pin_memory", "persistent_workers")
 
 
@@ -105,6 +110,7 @@ class _Segment:
     ) -> None:
         source, settings = owner._loader, owner._settings
         self.settings, workers = settings, settings["num_workers"]
+        self.created = perf_counter()  # its workers' start-up counts against its settings
         self.view = None if order is None else _View(order, start)
         kwargs: dict[str, Any] = dict(settings)  # normalized: torch accepts them as they are
         kwargs.update(collate_fn=source.collate_fn, worker_init_fn=source.worker_init_fn)
@@ -126,7 +132,7 @@ class _Segment:
         with warnings.catch_warnings():
             # The worker count was chosen on purpose; torch would repeat its advice per segment.
             warnings.filterwarnings("ignore", message="This DataLoader will create")
-            self.loader = DataLoader(source.dataset, **kwargs)
+            self.loader = owner._factory(source.dataset, **kwargs)
             self.it: Any = iter(self.loader)
         self.on_trial = owner._fallback is not None and not owner._proven and workers > 0
         if self.on_trial:
@@ -169,10 +175,23 @@ class SwitchableLoader:
     One epoch at a time: a new ``iter()`` ends the last. An error ends the epoch (a generator),
     where a plain iterator could go on. Only ``switch`` may be called from another thread."""
 
-    def __init__(self, loader: DataLoader[Any], *, first_batch_timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        loader: DataLoader[Any],
+        *,
+        first_batch_timeout_s: float = 60.0,
+        factory: Factory = DataLoader,
+        own: Settings | None = None,
+    ) -> None:
         self._loader = loader
+        self._factory = factory
         self._first_batch_timeout_s = first_batch_timeout_s
         self._settings = normalized({k: getattr(loader, k) for k in KEYS})
+        # The script's own settings (``own``; by default the loader's as given), whose
+        # RNG draws each epoch repeats whatever loads it: persistent workers draw one seed
+        # for the loader's life, others one per epoch. The sampler's order depends on them.
+        script = normalized({k: v for k, v in (own or self._settings).items() if k in KEYS})
+        self._draws_once = script["persistent_workers"]
         self._fallback: Settings | None = None  # the last settings that delivered a batch
         self._proven = True  # the loader's own settings are the user's choice, never on trial
         self._pending: Settings | None = None
@@ -182,6 +201,9 @@ class SwitchableLoader:
         self._position: tuple[int, int] | None = None  # (epoch, batch) while an epoch runs
         self._epochs = 0
         self.events: list[SwitchEvent] = []
+        # The settings that loaded the batch delivered last, and when their segment started.
+        self.serving: Settings = self._settings
+        self.serving_since = 0.0
 
     @property
     def mid_epoch(self) -> bool:
@@ -214,7 +236,7 @@ class SwitchableLoader:
         reuse = self._kept is not None and self._kept.settings == self._settings
         generator = source.generator if source.generator is not None else torch.default_generator
         seed_state = generator.get_state()
-        if not reuse:  # what iter() on the plain loader draws; persistent workers draw nothing
+        if not (self._draws_once and epoch > 0):  # what iter() on the plain loader draws
             torch.empty((), dtype=torch.int64).random_(generator=source.generator)
         self._current = self._epoch(epoch, order, reuse, seed_state)
         return self._current
@@ -281,6 +303,7 @@ class SwitchableLoader:
                 if order is not None:
                     order.items.pop(pos, None)
                 pos, self._position = pos + 1, (epoch, pos + 1)
+                self.serving, self.serving_since = seg.settings, seg.created
                 yield batch
         finally:
             self._position = None

@@ -1,12 +1,15 @@
 """Runs probes: one subprocess per trial, whole process tree killed when it ends."""
 
 from autotune.runner._base import BaseRunner, Target, WindowCallback
+from autotune.runner._live import LiveRun, LiveRunner
 from autotune.runner._process import kill_group
 from autotune.runner._ranks import free_port, merge_rank_results, rank_env
 from autotune.runner._subprocess import SubprocessRunner
 
 __all__ = [
     "BaseRunner",
+    "LiveRun",
+    "LiveRunner",
     "SubprocessRunner",
     "Target",
     "WindowCallback",

@@ -2,6 +2,7 @@
 
 from autotune.answer import Bottleneck, Diagnosis
 from autotune.state import counted, usable
+from autotune.tuner._adapt import Adapted, adapt
 from autotune.tuner._diagnosis import diagnose
 from autotune.tuner._options import Outcome, TunerOptions
 from autotune.tuner._recommendation import recommended_trial, summarize
@@ -22,6 +23,7 @@ from autotune.tuner._tuner import Tuner
 from autotune.tuner._worker import load_options, save_options, work
 
 __all__ = [
+    "Adapted",
     "Bottleneck",
     "Diagnosis",
     "NullReporter",
@@ -34,6 +36,7 @@ __all__ = [
     "StudyKey",
     "Tuner",
     "TunerOptions",
+    "adapt",
     "check_hardware",
     "counted",
     "diagnose",

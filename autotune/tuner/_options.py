@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from autotune.contract import ProbeSettings
+from autotune.contract import LoaderConfig, ProbeSettings
 
 
 @dataclass
@@ -27,6 +27,8 @@ class TunerOptions:
     max_gpu_mem_bytes: int | None = None
     # False: baseline, ceiling and seeds only; `autotune worker` processes do the search.
     search: bool = True
+    # A stored answer to try first, instead of the guess from the baseline's figures.
+    seed: LoaderConfig | None = None
 
 
 @dataclass

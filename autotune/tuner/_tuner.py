@@ -49,6 +49,8 @@ class Tuner:
         cuda: bool,
         reporter: Reporter | None = None,
         after_trial: Callable[[optuna.Study], None] | None = None,
+        stop_when: Callable[[], str | None] | None = None,
+        role: str | None = None,
     ) -> None:
         self.study = study
         self.target = target
@@ -63,6 +65,10 @@ class Tuner:
         self.cuda = cuda
         self.reporter: Reporter = reporter or NullReporter()
         self._after_trial = after_trial or (lambda study: None)
+        # A reason from outside the study to stop (a live run that ended), checked each turn.
+        self._stop_when = stop_when or (lambda: None)
+        # The role every searched trial is recorded under (a live run's segments: "adapt").
+        self._role = role
         self._started = time.monotonic()
         self._last_space: SearchSpace | None = None
         self._fitted = False  # the last probe knew the script's length
@@ -212,7 +218,7 @@ class Tuner:
         while not gate.settled():
             gate.wait()
         with gate.turn():
-            if state.load(self.study).confirmation is None:
+            if self.options.confirm_top and state.load(self.study).confirmation is None:
                 self._confirm()
         return reason
 
@@ -259,6 +265,10 @@ class Tuner:
         if state.load(self.study).seeded:
             return
         state.mark_seeded(self.study)
+        if self.options.seed is not None:
+            state.enqueue(self.study, space.params(self.options.seed), "seeded")
+            self.reporter.note(f"  seeded {self.options.seed.to_dict()} from a stored answer")
+            return
         result = trial_result(baseline)
         if result is None or not result.ok:
             return
@@ -280,6 +290,8 @@ class Tuner:
             return f"reached --trials {self.options.trials}"
         if not self._time_left():
             return f"reached --timeout {self.options.timeout_s:.0f}s"
+        if outside := self._stop_when():
+            return outside
         return stop_reason(
             trials,
             ceiling_windows(state.load(self.study).ceiling),
@@ -310,7 +322,7 @@ class Tuner:
             state.mark_duplicate(trial, dup)
             self.study.tell(trial, state=TrialState.PRUNED)
             return False
-        self._run_trial(trial, config, "seeded" if seeded else "search")
+        self._run_trial(trial, config, self._role or ("seeded" if seeded else "search"))
         return True
 
     def _capped(self, space: SearchSpace) -> SearchSpace:

@@ -1,0 +1,110 @@
+"""``autotune run --adapt``: train once, tuning the loader on the real steps as it goes."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+import optuna
+
+from autotune.cli._common import err, fail, storage
+from autotune.cli._probe import ProgressReporter, _host_budget, describe_config
+from autotune.contract import LoaderConfig, ProbeSettings
+from autotune.hardware import fingerprint
+from autotune.runner import LiveRun, Target
+from autotune.store import safe_url, sync_study
+from autotune.tuner import (
+    StudyError,
+    StudyKey,
+    TunerOptions,
+    adapt,
+    open_study_for_rerun,
+    recommended_trial,
+    summarize,
+    trial_config,
+)
+
+
+def run_adapting(
+    script: Path,
+    args: list[str],
+    *,
+    name: str | None,
+    storage_opt: str | None,
+    nproc_per_node: int | None,
+    segments: int,
+    max_workers: int | None,
+    max_host_mem: float | None,
+    warmup_s: float = 1.0,
+    window_s: float = 1.5,
+) -> int:
+    """Train ``script`` once while the search tunes its loader; returns the run's exit code."""
+    if nproc_per_node is not None and nproc_per_node > 1:
+        fail(
+            "--adapt tunes a single process: ranks would have to switch at the same step. "
+            "Tune a multi-rank job with `autotune probe --nproc-per-node N`, then "
+            "`autotune run --study NAME --nproc-per-node N`"
+        )
+    store, url = storage(storage_opt)
+    target = Target(str(script), tuple(args))
+    key = StudyKey.for_target(target, fingerprint())
+    seed = _stored_answer(store, key, name)
+    try:
+        opened = open_study_for_rerun(
+            store, name or f"{key.default_name()}-adapt", key, rerun="fresh"
+        )
+    except StudyError as exc:
+        fail(str(exc))
+    study = opened.study
+    options = TunerOptions(
+        trials=segments,
+        max_workers=max_workers,
+        settings=ProbeSettings(
+            warmup_s=warmup_s, window_s=window_s, max_host_mem_bytes=_host_budget(max_host_mem)
+        ),
+    )
+    where = f"seeded from study {seed[0]!r}" if seed else "seeded from the run's own figures"
+    err.print(
+        f"autotune: training {script} once, tuning its loader as it runs ({where}); "
+        f"segments recorded in study [bold]{study.study_name}[/] in {url}",
+        soft_wrap=True,
+        highlight=False,
+    )
+    with LiveRun(target, options.settings) as live, ProgressReporter(segments) as reporter:
+        adapted = adapt(
+            study,
+            target,
+            live,
+            options,
+            cpu_count=os.cpu_count() or 1,
+            reporter=reporter,
+            after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
+            seed=seed[1] if seed else None,
+        )
+        if not live.ended:
+            reporter.note(
+                f"autotune: {adapted.outcome.stop_reason}; settled on "
+                f"{describe_config(adapted.settled)} for the rest of the run"
+            )
+        code = live.wait()
+    reporter.note(
+        f"autotune: {adapted.segments} segments; apply without tuning next time: "
+        f"autotune run {script} --study {study.study_name}"
+    )
+    return code
+
+
+def _stored_answer(
+    store: optuna.storages.BaseStorage, key: StudyKey, name: str | None
+) -> tuple[str, LoaderConfig] | None:
+    """The newest recommendation for this script, arguments and hardware, if any."""
+    prefix = key.default_name()
+    summaries = optuna.get_all_study_summaries(store)
+    mine = [s for s in summaries if s.study_name.startswith(prefix) or s.study_name == name]
+    for summary in sorted(mine, key=lambda s: s.datetime_start or datetime.min, reverse=True):
+        study = optuna.load_study(study_name=summary.study_name, storage=store)
+        best = recommended_trial(study)
+        if best is not None:
+            return summary.study_name, trial_config(best)
+    return None

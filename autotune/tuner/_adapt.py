@@ -1,0 +1,93 @@
+"""`autotune run --adapt`: the probe's own search, driving the segments of one live run.
+
+The tuner is the one `autotune probe` uses, with three changes: no ceilings and no
+confirmation (each would replay steps on the real model), no batch size, streams or device
+(they change what is trained, or cannot change mid-run), and every segment after the first
+is recorded with the role "adapt". It stops by its own rules, or when the run ends, cannot
+switch, or waits so little for data that no loader setting could gain; then the run keeps
+the recommended settings to its end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import optuna
+
+from autotune.contract import LoaderConfig
+from autotune.runner import LiveRun, LiveRunner, Target
+from autotune.state import baseline_of, record_of, usable
+from autotune.tuner._options import Outcome, TunerOptions
+from autotune.tuner._recommendation import recommended_trial
+from autotune.tuner._records import trial_config
+from autotune.tuner._report import Reporter
+from autotune.tuner._tuner import Tuner
+
+ROLE = "adapt"
+# The script as written waits for data less than this share of its time: the most any loader
+# setting could give back is less than what trying one costs in a live run.
+BARELY_WAITS = 0.05
+
+
+@dataclass(frozen=True)
+class Adapted:
+    outcome: Outcome
+    settled: LoaderConfig  # what the run keeps to its end
+    segments: int
+
+
+def in_run(options: TunerOptions) -> TunerOptions:
+    return replace(options, ceiling=False, confirm_top=0, tune_batch_size=False)
+
+
+def adapt(
+    study: optuna.Study,
+    target: Target,
+    live: LiveRun,
+    options: TunerOptions,
+    *,
+    cpu_count: int,
+    reporter: Reporter,
+    after_trial: Callable[[optuna.Study], None],
+    seed: LoaderConfig | None = None,
+) -> Adapted:
+    """Search on the live run until a stop rule fires, then settle it on the best settings.
+    ``seed``: a stored study's recommendation, tried first instead of the figures' guess."""
+    options = replace(in_run(options), seed=seed)
+    runner = LiveRunner(live)
+    tuner = Tuner(
+        study,
+        target,
+        runner,
+        options,
+        cpu_count=cpu_count,
+        cuda=False,
+        reporter=reporter,
+        after_trial=after_trial,
+        stop_when=lambda: _outside_reason(live, study),
+        role=ROLE,
+    )
+    outcome = tuner.run()
+    best = recommended_trial(study)
+    settled = trial_config(best) if best is not None else LoaderConfig()
+    if not live.ended and not outcome.interrupted:
+        runner.settle(settled)
+    return Adapted(outcome, settled, runner.segments)
+
+
+def _outside_reason(live: LiveRun, study: optuna.Study) -> str | None:
+    if live.ended:
+        return "the training ended during the search"
+    loader = live.loader()
+    if loader is not None and not loader.get("switchable", True):
+        return f"the training loader cannot be switched: {loader.get('why')}"
+    baseline = baseline_of(study.get_trials(deepcopy=False))
+    if baseline is not None and usable(baseline):
+        wait = record_of(baseline).figure("data_wait_fraction")
+        if wait is not None and wait < BARELY_WAITS:
+            return (
+                f"the script as written waits for data {wait:.1%} of its time: no loader "
+                "setting can gain more than that"
+            )
+    return None

@@ -1,0 +1,75 @@
+"""`autotune run --adapt` as a user runs it: one training, the same samples in the same order,
+the segments in a study whose answer later plain runs apply; a second run starts from it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import optuna
+import pytest
+
+from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
+
+CLI = [sys.executable, "-m", "autotune.cli"]
+SCRIPT = str(SCRIPTS / "ordered.py")
+ARGS = ["--epochs", "30", "--samples", "512", "--latency-ms", "1"]
+QUICK = ["--segments", "3", "--max-workers", "6", "--warmup", "0.2", "--window", "0.3"]
+
+
+def _cli(*args: str, mark: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, MARK_ENV: mark or uuid.uuid4().hex}
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=600, env=env)
+
+
+def _digest(stdout: str) -> str:
+    words = stdout.split()
+    return words[words.index("digest") + 1]
+
+
+@pytest.mark.slow
+def test_adapt_trains_once_on_the_same_samples_and_records_its_answer(db_url: str) -> None:
+    plain = subprocess.run(
+        [sys.executable, SCRIPT, *ARGS], capture_output=True, text=True, timeout=600
+    )
+    mark = uuid.uuid4().hex
+    first = _cli("run", SCRIPT, "--adapt", "--storage", db_url, *QUICK, "--", *ARGS, mark=mark)
+    assert first.returncode == 0, first.stderr
+    assert "Traceback" not in first.stderr
+    assert _digest(first.stdout) == _digest(plain.stdout)
+    assert_no_orphans(mark)
+    name = first.stderr.split("recorded in study ")[1].split()[0]
+    answer = json.loads(_cli("best", name, "--storage", db_url, "--json").stdout)
+    settled = answer["recommended"]["config"]
+    assert settled["num_workers"] > 0, answer
+    assert f"settled on workers={settled['num_workers']}" in first.stderr, first.stderr
+
+    # A second run starts from the first one's answer instead of guessing from its figures.
+    second = _cli("run", SCRIPT, "--adapt", "--storage", db_url, *QUICK, "--", *ARGS)
+    assert second.returncode == 0, second.stderr
+    assert f"seeded from study {name!r}" in second.stderr, second.stderr
+    assert _digest(second.stdout) == _digest(plain.stdout)
+    again = second.stderr.split("recorded in study ")[1].split()[0]
+    trials = optuna.load_study(study_name=again, storage=db_url).get_trials(deepcopy=False)
+    assert trials[1].params["num_workers"] == settled["num_workers"], trials[1].params
+    assert "seeded {" in second.stderr and "from a stored answer" in second.stderr
+    shown = _cli("show", again, "--storage", db_url)
+    assert shown.returncode == 0 and "adapt" in shown.stdout, shown.stdout
+
+
+def test_adapt_refuses_a_multi_rank_job_in_words() -> None:
+    done = _cli("run", SCRIPT, "--adapt", "--nproc-per-node", "2", "--", *ARGS)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "--adapt tunes a single process" in done.stderr
+    assert "autotune probe --nproc-per-node" in done.stderr
+
+
+def test_run_asks_for_a_study_or_adapt() -> None:
+    done = _cli("run", SCRIPT)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "--study NAME" in done.stderr and "--adapt" in done.stderr

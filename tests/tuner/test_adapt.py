@@ -1,0 +1,80 @@
+"""The search driving a real live run: it finds the speedup on the run's own steps, records
+each segment, settles on the best, and leaves a model-bound run alone."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import optuna
+import pytest
+
+from autotune import state
+from autotune.contract import LoaderConfig, ProbeSettings
+from autotune.runner import LiveRun, Target
+from autotune.tuner import NullReporter, StudyKey, TunerOptions, adapt, open_study, summarize
+from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
+
+SCRIPT = SCRIPTS / "ordered.py"
+HW = {"id": "test-hw", "cpu_count": 2}
+OPTIONS = TunerOptions(
+    trials=6,
+    max_workers=8,
+    settings=ProbeSettings(
+        warmup_batches=3, warmup_s=0.2, window_s=0.25, windows=3, sample_interval_s=0.05
+    ),
+)
+
+
+def _adapt(args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple:
+    mark = uuid.uuid4().hex
+    monkeypatch.setenv(MARK_ENV, mark)
+    storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path / 'a.db'}")
+    target = Target(str(SCRIPT), tuple(args))
+    study = open_study(storage, "run", StudyKey(str(SCRIPT), tuple(args), HW), seed=1)
+    out_path = tmp_path / "stdout.txt"
+    with out_path.open("w") as out, LiveRun(target, OPTIONS.settings, stdout=out) as live:
+        adapted = adapt(
+            study,
+            target,
+            live,
+            OPTIONS,
+            cpu_count=2,
+            reporter=NullReporter(),
+            after_trial=lambda s: None,
+        )
+        code = live.wait()
+    assert code == 0, out_path.read_text()
+    assert_no_orphans(mark)
+    return study, adapted
+
+
+@pytest.mark.slow
+def test_a_latency_bound_run_settles_on_workers_found_on_its_own_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = ["--epochs", "40", "--samples", "512", "--latency-ms", "3"]
+    study, adapted = _adapt(args, tmp_path, monkeypatch)
+    trials = study.get_trials(deepcopy=False)
+    roles = [state.role(t) for t in trials]
+    assert roles[0] == "baseline" and set(roles[1:]) == {"adapt"}, roles
+    assert adapted.segments == len(trials) + 1  # and the order to settle
+    answer = summarize(study, "sqlite://")
+    assert answer.recommended is not None
+    # The settled config is the study's recommendation, and it loads with workers.
+    assert LoaderConfig.from_dict(answer.recommended.config) == adapted.settled
+    assert (adapted.settled.num_workers or 0) > 0, adapted
+    assert answer.speedup is not None and answer.speedup > 1.5, answer.to_dict()
+    assert "the training ended" not in adapted.outcome.stop_reason, adapted.outcome
+
+
+@pytest.mark.slow
+def test_a_model_bound_run_keeps_its_settings_after_one_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Steps sleep 20 ms, loading takes well under 1 ms: the loop barely waits for data.
+    args = ["--epochs", "20", "--samples", "256", "--latency-ms", "0", "--step-ms", "20"]
+    study, adapted = _adapt(args, tmp_path, monkeypatch)
+    assert len(study.get_trials(deepcopy=False)) == 1
+    assert "waits for data" in adapted.outcome.stop_reason, adapted.outcome
+    assert adapted.settled.num_workers == 0
