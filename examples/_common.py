@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import time
 
 import torch
@@ -37,7 +38,23 @@ class SmallConvNet(nn.Module):
         return self.body(x)
 
 
+class OrderDigest:
+    """Which samples a run trained on, in which order, as one hex digest: two runs that print
+    the same one saw the same batches (benchmarks/adapt.py compares them)."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+
+    def add(self, *tensors: torch.Tensor) -> None:
+        for t in tensors:
+            self._hash.update(t.detach().cpu().contiguous().numpy().tobytes())
+
+    def report(self) -> None:
+        print(f"order digest {self._hash.hexdigest()}", flush=True)
+
+
 def train(model: nn.Module, loader: torch.utils.data.DataLoader, epochs: int, lr: float) -> None:
+    digest = OrderDigest()
     dev = device()
     model.to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=lr)
@@ -45,6 +62,7 @@ def train(model: nn.Module, loader: torch.utils.data.DataLoader, epochs: int, lr
     for epoch in range(epochs):
         start, seen = time.perf_counter(), 0
         for images, labels in loader:
+            digest.add(images.reshape(len(images), -1)[:, 0], labels)  # a pixel identifies it
             images = images.to(dev, non_blocking=True).float().div_(255)
             labels = labels.to(dev, non_blocking=True)
             opt.zero_grad(set_to_none=True)
@@ -53,3 +71,4 @@ def train(model: nn.Module, loader: torch.utils.data.DataLoader, epochs: int, lr
             opt.step()
             seen += len(labels)
         print(f"epoch {epoch}: {seen / (time.perf_counter() - start):.0f} samples/s", flush=True)
+    digest.report()

@@ -4,7 +4,7 @@ No DataLoader setting can make this much faster; a tuner should say so.
 """
 
 import torch
-from _common import base_parser, device
+from _common import OrderDigest, base_parser, device
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -29,10 +29,13 @@ if __name__ == "__main__":
         nn.Linear(args.width, 10),
     ).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr)
+    digest = OrderDigest()
     for epoch in range(args.epochs):
         for features, labels in loader:
+            digest.add(features[:, 0], labels)
             features, labels = features.to(dev), labels.to(dev)
             opt.zero_grad(set_to_none=True)
             nn.functional.cross_entropy(model(features), labels).backward()
             opt.step()
         print(f"epoch {epoch} done", flush=True)
+    digest.report()

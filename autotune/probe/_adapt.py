@@ -78,6 +78,7 @@ class Adapter:
         self.segments_reported = 0
         # (epoch, batch) where the segment's settings took over; None: from the run's start.
         self._switched_at: list[int] | None = None
+        self._over: int | None = None  # the tree's host memory, once over the budget
 
     # --- the hot path -----------------------------------------------------------------------
     def wrap(
@@ -111,10 +112,10 @@ class Adapter:
             if t_iter is not None:
                 self.meter.first_batch(t_iter, t1)
             self.meter.record(t0, t1, n)
-            if self.meter.done:
+            if self._over is not None:
+                self._over_budget(self._over)
+            elif self.meter.done:
                 self._report("ok")
-            elif self._budget and self._sampler.peak_host_mem > self._budget:
-                self._over_budget()
         if t1 >= self._next_poll and not self.settled:
             self._next_poll = t1 + POLL_S
             self._poll()
@@ -138,7 +139,7 @@ class Adapter:
         res.applied_config = LoaderConfig(
             **{**self.config.merged_over(script).under_torch_rules().to_dict(), "device": None}
         )
-        res.peak_rss_bytes = self._sampler.peak_host_mem or None
+        res.peak_rss_bytes = max(self._sampler.peak_host_mem, self._over or 0) or None
         if self.k == 0 and self._patch.time_to_first_batch_s is not None:
             res.time_to_first_batch_s = self._patch.time_to_first_batch_s  # before the choice
         loader = self._patch.measured_loader
@@ -152,7 +153,8 @@ class Adapter:
         if self._awaiting is not None and switch.serving == self._awaiting:
             self._awaiting = None
             meter.iter_started(switch.serving_since)  # when their workers started
-            self._sampler.peak_host_mem = 0  # this segment's own peak from here
+            self._over = None
+            self._sampler.rearm()  # this segment's own peak and budget from here
             switched = [e for e in switch.events if e.kind == "switched"]
             if switched:
                 self._switched_at = [switched[-1].epoch, switched[-1].batch]
@@ -173,13 +175,18 @@ class Adapter:
         self._patch.config = self.config
         return True
 
-    def _over_budget(self) -> None:
-        peak = self._sampler.peak_host_mem
+    def over_budget(self, figure: int) -> None:
+        """From the sampler's thread: the tree is over the host-memory budget."""
+        self._over = figure
+
+    def _over_budget(self, figure: int) -> None:
         self._report(
             "over_memory",
-            f"host memory of the process tree reached {peak / 2**30:.2f} GiB, over the budget "
-            f"of {(self._budget or 0) / 2**30:.2f} GiB; switched back to the settings before",
+            f"host memory of the process tree reached {figure / 2**30:.2f} GiB, over the "
+            f"budget of {(self._budget or 0) / 2**30:.2f} GiB; switched back to the settings "
+            "before",
         )
+        self._over = None
         self._follow(self._before)
 
     def _poll(self) -> None:

@@ -45,6 +45,8 @@ class TreeSampler:
         interval_s: float,
         max_host_mem_bytes: int | None = None,
         on_over_budget: Callable[[int], None] | None = None,
+        *,
+        kill: bool = True,
     ) -> None:
         self.interval_s = interval_s
         self.max_host_mem_bytes = max_host_mem_bytes
@@ -54,6 +56,8 @@ class TreeSampler:
         self.exact_readings = 0
         self._pid = os.getpid()
         self._tripped = False
+        # False (a live run): over the budget only calls back, once until ``rearm``.
+        self._kill = kill
         self._child_cpu: dict[int, float] = {}
         self._rss: dict[int, int] = {}  # pid -> RSS at the last tick
         self._pss: dict[int, tuple[int, int, float]] = {}  # pid -> (PSS, RSS then, when)
@@ -65,6 +69,12 @@ class TreeSampler:
         # The runner made us a group leader; if it dies (SIGKILL, power loss) nobody else
         # would stop this probe and its DataLoader workers.
         self._parent = os.getppid() if os.getpgrp() == os.getpid() else None
+
+    def rearm(self) -> None:
+        """Call back again the next time the tree is over the budget (a live run's next
+        settings); the peak starts afresh."""
+        self._tripped = False
+        self.peak_host_mem = 0
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name="autotune-sampler", daemon=True)
@@ -113,7 +123,8 @@ class TreeSampler:
             self._tripped = True
             if self._on_over_budget is not None:
                 self._on_over_budget(figure)
-            kill_own_group()
+            if self._kill:
+                kill_own_group()
         return figure
 
     def _figure(self) -> int:

@@ -81,8 +81,9 @@ class ProbeSession:
         measuring = self.lead is not None
         self.sampler = TreeSampler(
             settings.sample_interval_s,
-            settings.max_host_mem_bytes if measuring else None,
+            settings.max_host_mem_bytes if measuring or adapt else None,
             on_over_budget=self._over_budget,
+            kill=not adapt,  # a live run is never killed: its settings are switched back
         )
         # Copy timing only where it is read; `autotune run` pays no event records for it.
         self.copy_stats = CopyStats() if measuring else None
@@ -230,6 +231,9 @@ class ProbeSession:
             self._next(go_on=self.phases[self._at].cut(status, reason))
 
     def _over_budget(self, rss: int) -> None:
+        if self.adapter is not None:
+            self.adapter.over_budget(rss)
+            return
         limit = self.config.settings.max_host_mem_bytes or 0
         if self._kept and not self.finished and self.phases[self._at].over_budget(rss, limit):
             self._next(go_on=False)

@@ -15,6 +15,7 @@ from autotune.contract import LoaderConfig, Mode, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
 from autotune.state import baseline_of, counted, record_of, usable
 from autotune.tuner import _length as length
+from autotune.tuner._budget import over_gpu_budget, over_host_budget
 from autotune.tuner._ceiling import (
     bound_windows,
     ceiling_windows,
@@ -112,21 +113,6 @@ class Tuner:
 
     def _add_probe_seconds(self, seconds: float) -> None:
         state.add_probe_seconds(self.study, seconds)
-
-    def _over_gpu_budget(self, result: ProbeResult) -> float:
-        limit = self.options.max_gpu_mem_bytes
-        peak = (result.gpu or {}).get("max_memory_allocated_bytes")
-        return float(peak - limit) if limit and peak else 0.0
-
-    def _over_host_budget(self, result: ProbeResult) -> float:
-        # Each rank's probe holds its own tree to its share; the result is the job's sum.
-        share = self.options.settings.max_host_mem_bytes
-        limit = share * self.target.nproc_per_node if share else None
-        if result.status == "over_memory":
-            return float(max(1, (result.peak_rss_bytes or 0) - (limit or 0)))
-        if limit and result.peak_rss_bytes:
-            return float(result.peak_rss_bytes - limit)
-        return 0.0
 
     # --- public seams: prepare, search one trial at a time, finish ---------------------------
     def prepare(self) -> SearchSpace | Outcome:
@@ -373,7 +359,8 @@ class Tuner:
         record = state.TrialRecord.of_result(result, trial_role)
         # Infeasible (over a memory budget) trials are never recommended; TPE learns the
         # region from the constraint.
-        host, gpu = self._over_host_budget(result), self._over_gpu_budget(result)
+        host = over_host_budget(result, self.options, self.target.nproc_per_node)
+        gpu = over_gpu_budget(result, self.options)
         trial.set_constraint("host_memory", host)
         trial.set_constraint("gpu_memory", gpu)
         trial_state_ = trial_state(result)

@@ -7,6 +7,7 @@ the test's choice; ``tests/tuner/test_adapt.py`` lets the search choose them.
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import uuid
@@ -44,7 +45,11 @@ def plain_digest(args: list[str]) -> str:
 
 
 def drive(
-    args: list[str], orders: list[LoaderConfig], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    args: list[str],
+    orders: list[LoaderConfig],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    settings: ProbeSettings = QUICK,
 ) -> tuple[list[ProbeResult], str, dict[str, object] | None]:
     """Run the script in mode "adapt": segment 0 as written, one segment per order, the
     last order settled; returns the segments, the run's digest and what it said of its loader."""
@@ -53,7 +58,7 @@ def drive(
     out_path = tmp_path / "stdout.txt"
     with (
         out_path.open("w") as out,
-        LiveRun(Target(str(SCRIPT), tuple(args)), QUICK, stdout=out) as live,
+        LiveRun(Target(str(SCRIPT), tuple(args)), settings, stdout=out) as live,
     ):
         segments = [live.segment(0, 120)]
         for k, config in enumerate(orders, 1):
@@ -116,3 +121,19 @@ def test_an_iterable_dataset_switches_at_the_next_epoch(
     assert [s.status for s in segments] == ["ok", "ok"], [s.reason for s in segments]
     switched = segments[1].measured_loader
     assert switched is not None and switched["switched_at"][1] == 0, switched
+
+
+@pytest.mark.slow
+def test_a_config_over_the_memory_budget_is_switched_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With 4 workers each holds 400 MiB: 1.6 GiB over a budget of 1.2 GiB, which the run as
+    # written (no workers) and with 2 workers stays well within.
+    args = ["--epochs", "10", "--samples", "512", "--latency-ms", "2", "--hog-at-workers", "4"]
+    budget = dataclasses.replace(QUICK, max_host_mem_bytes=int(1.2 * 2**30))
+    orders = [workers(2), workers(4), workers(2, prefetch=4)]
+    segments, digest, _ = drive(args, orders, tmp_path, monkeypatch, budget)
+    assert digest == plain_digest(args)
+    assert [s.status for s in segments] == ["ok", "ok", "over_memory"], [s.reason for s in segments]
+    assert "switched back" in segments[2].reason
+    assert (segments[2].peak_rss_bytes or 0) > int(1.2 * 2**30)

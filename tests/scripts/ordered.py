@@ -4,10 +4,11 @@ storage), so more workers help.
 
 usage: ordered.py [--epochs N] [--samples N] [--latency-ms MS] [--batch-size B]
                   [--num-workers W] [--iterable] [--step-ms MS]
-                  [--crash-at-workers N] [--hang-at-workers N]
+                  [--crash-at-workers N] [--hang-at-workers N] [--hog-at-workers N]
 
 --crash-at-workers N: a worker raises when its loader has N workers or more;
---hang-at-workers N: a worker blocks forever then; --step-ms: each step sleeps (model-bound).
+--hang-at-workers N: a worker blocks forever then; --hog-at-workers N: each worker holds
+400 MiB then; --step-ms: each step sleeps (model-bound).
 """
 
 import argparse
@@ -18,7 +19,8 @@ import time
 import torch
 from torch.utils.data import DataLoader, Dataset, IterableDataset, get_worker_info
 
-BREAK = {"crash": 0, "hang": 0}
+BREAK = {"crash": 0, "hang": 0, "hog": 0}
+HELD: list[bytes] = []
 
 
 def _check_worker() -> None:
@@ -29,6 +31,8 @@ def _check_worker() -> None:
         raise RuntimeError(f"this dataset breaks with {info.num_workers} workers")
     if BREAK["hang"] and info.num_workers >= BREAK["hang"]:
         threading.Event().wait()
+    if BREAK["hog"] and info.num_workers >= BREAK["hog"] and not HELD:
+        HELD.append(b"\x01" * (400 << 20))  # 400 MiB a worker, touched
 
 
 class Remote(Dataset):
@@ -67,8 +71,9 @@ def main() -> None:
     parser.add_argument("--step-ms", type=float, default=0.0)
     parser.add_argument("--crash-at-workers", type=int, default=0)
     parser.add_argument("--hang-at-workers", type=int, default=0)
+    parser.add_argument("--hog-at-workers", type=int, default=0)
     args = parser.parse_args()
-    BREAK.update(crash=args.crash_at_workers, hang=args.hang_at_workers)
+    BREAK.update(crash=args.crash_at_workers, hang=args.hang_at_workers, hog=args.hog_at_workers)
     torch.manual_seed(1234)
     latency = args.latency_ms / 1000
     if args.iterable:

@@ -1,0 +1,143 @@
+"""Tune while training (issue 26): `autotune run --adapt` against the alternatives.
+
+For each example, as fixed-length runs, one at a time and interleaved across examples:
+  (a) the script as written;
+  (b) `autotune probe` with its defaults, then `autotune run --study` (probe time included);
+  (c) `autotune run --adapt` (tuning included);
+  (d) `autotune run --study` with the settings (c) settled on, from the first step: the
+      regret of (c) is its time beyond (d).
+Every run prints the examples' order digest (examples/_common.py): (a), (b) and (c) must
+train on the same samples in the same order.
+
+    python benchmarks/adapt.py [--rounds 1] [--only io_bound,model_bound] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+CLI = [sys.executable, "-m", "autotune.cli"]
+# Each about 50 s as written on a 2-core machine: long enough for a search to pay off.
+RUNS: dict[str, list[str]] = {
+    "io_bound": ["--epochs", "3", "--samples", "4096"],
+    "cpu_bound": ["--epochs", "2", "--samples", "4096"],
+    "model_bound": ["--epochs", "10"],
+    "startup_bound": ["--epochs", "80"],
+}
+
+
+def timed(cmd: list[str]) -> tuple[float, str, str]:
+    """Wall seconds to the process's end, its stdout and stderr; fails loudly."""
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=False)
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return wall, done.stdout, done.stderr
+
+
+def digest(stdout: str) -> str:
+    words = stdout.split()
+    return words[words.index("digest") + 1] if "digest" in words else ""
+
+
+def one(name: str, db: str, tag: str) -> dict[str, Any]:
+    script = str(EXAMPLES / f"{name}.py")
+    args = RUNS[name]
+    out: dict[str, Any] = {"example": name, "args": args}
+    written, stdout, _ = timed([sys.executable, script, *args])
+    out["written_s"], out["written_digest"] = written, digest(stdout)
+
+    probe_study = f"{name}-probe-{tag}"
+    probe_s, _, _ = timed([*CLI, "probe", script, "--storage", db, "--study", probe_study,
+                           "--json", "--", *args])  # fmt: skip
+    run_s, stdout, _ = timed([*CLI, "run", script, "--storage", db, "--study", probe_study,
+                              "--", *args])  # fmt: skip
+    out.update(probe_s=probe_s, probe_run_s=run_s, probe_digest=digest(stdout))
+
+    adapt_study = f"{name}-adapt-{tag}"
+    adapt_s, stdout, stderr = timed([*CLI, "run", script, "--adapt", "--storage", db,
+                                     "--study", adapt_study, "--", *args])  # fmt: skip
+    study = optuna.load_study(study_name=adapt_study, storage=db)
+    out.update(
+        adapt_s=adapt_s,
+        adapt_digest=digest(stdout),
+        segments=len(study.get_trials(deepcopy=False)),
+        adapt_said=[line for line in stderr.splitlines() if "settled on" in line],
+    )
+    best_s, _, _ = timed([*CLI, "run", script, "--storage", db, "--study", adapt_study,
+                          "--", *args])  # fmt: skip
+    out["best_from_start_s"] = best_s
+    out["regret_s"] = adapt_s - best_s
+    out["speedup_vs_written"] = written / adapt_s
+    out["adapt_over_probe_and_run"] = adapt_s / (probe_s + run_s)
+    out["same_order"] = out["written_digest"] == out["adapt_digest"] == out["probe_digest"]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--only", default=",".join(RUNS))
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    names = [n for n in args.only.split(",") if n]
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.rounds):
+            db = f"sqlite:///{Path(tmp) / f'round{r}.db'}"
+            for name in names:  # interleaved: each round visits every example once
+                row = one(name, db, f"r{r}")
+                row["round"] = r
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    summary = []
+    for name in names:
+        mine = [r for r in rows if r["example"] == name]
+
+        def med(key: str, rows_: list[dict[str, Any]] = mine) -> float:
+            return statistics.median(r[key] for r in rows_)
+
+        summary.append(
+            {
+                "example": name,
+                "written_s": med("written_s"),
+                "probe_plus_run_s": med("probe_s") + med("probe_run_s"),
+                "adapt_s": med("adapt_s"),
+                "best_from_start_s": med("best_from_start_s"),
+                "speedup_vs_written": med("speedup_vs_written"),
+                "adapt_over_probe_and_run": med("adapt_over_probe_and_run"),
+                "regret_s": med("regret_s"),
+                "regret_share": med("regret_s") / med("best_from_start_s"),
+                "segments": med("segments"),
+                "same_order": all(r["same_order"] for r in mine),
+            }
+        )
+    result = {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+        "python": platform.python_version(),
+        "rounds": args.rounds,
+        "summary": summary,
+        "runs": rows,
+    }
+    print(json.dumps(summary, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
