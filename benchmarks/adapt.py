@@ -34,7 +34,7 @@ CLI = [sys.executable, "-m", "autotune.cli"]
 # Each about 50 s as written on a 2-core machine: long enough for a search to pay off.
 RUNS: dict[str, list[str]] = {
     "io_bound": ["--epochs", "3", "--samples", "4096"],
-    "cpu_bound": ["--epochs", "2", "--samples", "4096"],
+    "cpu_bound": ["--epochs", "8", "--samples", "4096"],
     "model_bound": ["--epochs", "10"],
     "startup_bound": ["--epochs", "80"],
 }

@@ -5,7 +5,7 @@ Workers help up to about the number of free cores and no further.
 
 import torch
 import torch.nn.functional as F
-from _common import SmallConvNet, base_parser, train
+from _common import SmallConvNet, base_parser, parse, train
 from torch.utils.data import DataLoader, Dataset
 
 
@@ -31,7 +31,7 @@ if __name__ == "__main__":
     parser = base_parser(__doc__)
     parser.add_argument("--samples", type=int, default=4096)
     parser.add_argument("--work", type=int, default=12)
-    args = parser.parse_args()
+    args = parse(parser)
     loader = DataLoader(
         AugmentedImages(args.samples, args.work),
         batch_size=args.batch_size,

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 import torch
-from _common import SmallConvNet, base_parser, train
+from _common import SmallConvNet, base_parser, parse, train
 from torch.utils.data import DataLoader, Dataset, get_worker_info
 
 
@@ -51,7 +51,7 @@ if __name__ == "__main__":
     parser.add_argument("--latency-ms", type=float, default=3.0)
     parser.add_argument("--max-workers", type=int, default=8)
     parser.add_argument("--fail-mode", choices=["crash", "hang"], default="crash")
-    args = parser.parse_args()
+    args = parse(parser)
     loader = DataLoader(
         ShardedRemoteImages(args.samples, args.latency_ms / 1000),
         batch_size=args.batch_size,

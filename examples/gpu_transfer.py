@@ -7,7 +7,7 @@ Runs on the CPU too (slowly), so the same script serves CPU-only tests.
 """
 
 import torch
-from _common import base_parser, device
+from _common import base_parser, device, parse
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
@@ -43,7 +43,7 @@ if __name__ == "__main__":
     parser.add_argument("--samples", type=int, default=1 << 20)
     parser.add_argument("--size", type=int, default=224)
     parser.add_argument("--depth", type=int, default=2, help="conv layers: the compute knob")
-    args = parser.parse_args()
+    args = parse(parser)
     loader = DataLoader(
         Images(args.samples, args.size),
         batch_size=args.batch_size,

@@ -6,7 +6,7 @@ Loading costs wall time, not CPU, so many more workers than cores help.
 import time
 
 import torch
-from _common import SmallConvNet, base_parser, train
+from _common import SmallConvNet, base_parser, parse, train
 from torch.utils.data import DataLoader, Dataset
 
 
@@ -28,7 +28,7 @@ if __name__ == "__main__":
     parser = base_parser(__doc__)
     parser.add_argument("--samples", type=int, default=4096)
     parser.add_argument("--latency-ms", type=float, default=4.0)
-    args = parser.parse_args()
+    args = parse(parser)
     dataset = RemoteImages(args.samples, args.latency_ms / 1000)
     loader = DataLoader(
         dataset, batch_size=args.batch_size, shuffle=True, num_workers=args.num_workers

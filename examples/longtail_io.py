@@ -10,7 +10,7 @@ import random
 import time
 
 import torch
-from _common import SmallConvNet, base_parser, train
+from _common import SmallConvNet, base_parser, parse, train
 from torch.utils.data import DataLoader, Dataset
 
 
@@ -36,7 +36,7 @@ if __name__ == "__main__":
     parser.add_argument("--fast-ms", type=float, default=2.0)
     parser.add_argument("--slow-ms", type=float, default=50.0)
     parser.add_argument("--slow-share", type=float, default=0.02)
-    args = parser.parse_args()
+    args = parse(parser)
     dataset = TailLatencyImages(
         args.samples, args.fast_ms / 1000, args.slow_ms / 1000, args.slow_share
     )

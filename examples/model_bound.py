@@ -4,7 +4,7 @@ No DataLoader setting can make this much faster; a tuner should say so.
 """
 
 import torch
-from _common import OrderDigest, base_parser, device
+from _common import OrderDigest, base_parser, device, parse
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -12,7 +12,7 @@ if __name__ == "__main__":
     parser = base_parser(__doc__)
     parser.add_argument("--samples", type=int, default=8192)
     parser.add_argument("--width", type=int, default=1536)
-    args = parser.parse_args()
+    args = parse(parser)
     x = torch.randn(args.samples, 256)
     y = torch.randint(0, 10, (args.samples,))
     loader = DataLoader(

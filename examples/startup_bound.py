@@ -6,7 +6,7 @@ persistent_workers keeps them.
 import time
 
 import torch
-from _common import SmallConvNet, base_parser, train
+from _common import SmallConvNet, base_parser, parse, train
 from torch.utils.data import DataLoader, Dataset, get_worker_info
 
 
@@ -34,7 +34,7 @@ if __name__ == "__main__":
     parser.add_argument("--samples", type=int, default=256)
     parser.add_argument("--latency-ms", type=float, default=1.0)
     parser.set_defaults(epochs=200, num_workers=4)
-    args = parser.parse_args()
+    args = parse(parser)
     loader = DataLoader(
         ShardedImages(args.samples, args.latency_ms / 1000),
         batch_size=args.batch_size,

@@ -6,7 +6,7 @@ The script chooses its device itself (CUDA when visible), as most scripts do.
 """
 
 import torch
-from _common import base_parser, device
+from _common import base_parser, device, parse
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -15,7 +15,7 @@ if __name__ == "__main__":
     parser.add_argument("--samples", type=int, default=4096)
     parser.add_argument("--features", type=int, default=32)
     parser.add_argument("--width", type=int, default=64)
-    args = parser.parse_args()
+    args = parse(parser)
     x = torch.randn(args.samples, args.features)
     y = torch.randint(0, 10, (args.samples,))
     loader = DataLoader(

@@ -61,7 +61,11 @@ def run_adapting(
         trials=segments,
         max_workers=max_workers,
         settings=ProbeSettings(
-            warmup_s=warmup_s, window_s=window_s, max_host_mem_bytes=_host_budget(max_host_mem)
+            warmup_s=warmup_s,
+            window_s=window_s,
+            # A segment ends once two windows agree, as a probe does.
+            min_windows=2,
+            max_host_mem_bytes=_host_budget(max_host_mem),
         ),
     )
     where = f"seeded from study {seed[0]!r}" if seed else "seeded from the run's own figures"

@@ -89,7 +89,7 @@ class Adapter:
         if self._switch is None:
             self._found(switch)
         self._switch = switch
-        if self.meter is not None:
+        if self.meter is not None and self._awaiting is None:
             self.meter.iter_started(t_iter)
         return _AdaptIterator(it, self, None if delivered else t_iter)
 

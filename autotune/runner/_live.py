@@ -105,6 +105,9 @@ class LiveRun:
             if path.exists():
                 res = ProbeResult.read(path)
                 self._finishing = self._finishing or res.status == "ended_early"
+                for index, value in progress.poll():  # every window reaches the search
+                    if on_window is not None:
+                        on_window(index, value)
                 return res
             for index, value in progress.poll():
                 if on_window is not None and on_window(index, value):

@@ -65,7 +65,7 @@ def adapt(
         cuda=False,
         reporter=reporter,
         after_trial=after_trial,
-        stop_when=lambda: _outside_reason(live, study),
+        stop_when=_Watch(live, study, reporter).reason,
         role=ROLE,
     )
     outcome = tuner.run()
@@ -76,18 +76,33 @@ def adapt(
     return Adapted(outcome, settled, runner.segments)
 
 
-def _outside_reason(live: LiveRun, study: optuna.Study) -> str | None:
-    if live.ended:
-        return "the training ended during the search"
-    loader = live.loader()
-    if loader is not None and not loader.get("switchable", True):
-        return f"the training loader cannot be switched: {loader.get('why')}"
-    baseline = baseline_of(study.get_trials(deepcopy=False))
-    if baseline is not None and usable(baseline):
-        wait = record_of(baseline).figure("data_wait_fraction")
-        if wait is not None and wait < BARELY_WAITS:
-            return (
-                f"the script as written waits for data {wait:.1%} of its time: no loader "
-                "setting can gain more than that"
+class _Watch:
+    """Reasons from outside the study to stop, checked each turn; says once how the run's
+    loader switches."""
+
+    def __init__(self, live: LiveRun, study: optuna.Study, reporter: Reporter) -> None:
+        self._live, self._study, self._reporter = live, study, reporter
+        self._told = False
+
+    def reason(self) -> str | None:
+        live = self._live
+        if live.ended:
+            return "the training ended during the search"
+        loader = live.loader()
+        if loader is not None and not loader.get("switchable", True):
+            return f"the training loader cannot be switched: {loader.get('why')}"
+        if loader is not None and not loader.get("mid_epoch", True) and not self._told:
+            self._told = True
+            self._reporter.note(
+                "  the training loader's dataset is iterable: each switch waits for the next "
+                "epoch (a stream sharded across workers cannot be cut mid-epoch)"
             )
-    return None
+        baseline = baseline_of(self._study.get_trials(deepcopy=False))
+        if baseline is not None and usable(baseline):
+            wait = record_of(baseline).figure("data_wait_fraction")
+            if wait is not None and wait < BARELY_WAITS:
+                return (
+                    f"the script as written waits for data {wait:.1%} of its time: no loader "
+                    "setting can gain more than that"
+                )
+        return None
