@@ -309,3 +309,40 @@ def test_no_seed_when_the_script_as_written_is_the_seed() -> None:
     tuner.run()
     seeded = [t for t in tuner.study.trials if t.user_attrs.get("role") == "seeded"]
     assert all(t.params.get("num_workers") for t in seeded)
+
+
+def test_a_stored_answer_is_tried_first_instead_of_the_guess() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01)
+    stored = LoaderConfig(num_workers=5, prefetch_factor=4, persistent_workers=True)
+    tuner = make(runner, trials=2, patience=10, seed=stored, ceiling=False)
+    tuner.run()
+    tried = runner.calls[1].loader
+    assert (tried.num_workers, tried.prefetch_factor, tried.persistent_workers) == (5, 4, True)
+    assert tuner.study.trials[1].user_attrs["role"] == "seeded"
+    assert "predicted_workers" not in tuner.study.user_attrs  # no guess was made
+
+
+def test_an_outside_reason_and_a_role_for_every_searched_trial() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01)
+    storage = optuna.storages.RDBStorage("sqlite:///:memory:")
+    study = open_study(storage, "s", StudyKey("train.py", (), HW), seed=1)
+    asked: list[int] = []
+
+    def stop_when() -> str | None:
+        asked.append(len(study.trials))
+        return "the run ended" if len(study.trials) >= 3 else None
+
+    tuner = Tuner(
+        study,
+        TARGET,
+        runner,
+        TunerOptions(trials=10, patience=10, ceiling=False, confirm_top=0),
+        cpu_count=2,
+        cuda=False,
+        stop_when=stop_when,
+        role="adapt",
+    )
+    outcome = tuner.run()
+    assert outcome.stop_reason == "the run ended"
+    assert [t.user_attrs["role"] for t in study.trials] == ["baseline", "adapt", "adapt"]
+    assert len(runner.calls) == 3  # no confirmation round with confirm_top=0

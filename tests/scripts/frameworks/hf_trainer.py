@@ -77,6 +77,8 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--latency", type=float, default=0.002)
     p.add_argument("--report", default="")
+    p.add_argument("--max-steps", type=int, default=100000)
+    p.add_argument("--eval-steps", type=int, default=5)
     args = p.parse_args()
     torch.manual_seed(0)
     config = BertConfig(
@@ -95,8 +97,8 @@ if __name__ == "__main__":
         per_device_train_batch_size=8,
         per_device_eval_batch_size=4,
         eval_strategy="steps",
-        eval_steps=5,
-        max_steps=100000,
+        eval_steps=args.eval_steps,
+        max_steps=args.max_steps,
         save_strategy="no",
         logging_strategy="no",
         report_to=[],
