@@ -11,6 +11,11 @@ same samples in the same order as (a); (b) is reported too (turning persistent w
 plain torch reshuffles every epoch after the first).
 
     python benchmarks/adapt.py [--rounds 1] [--only io_bound,model_bound] [--out FILE]
+                               [--cost-repeats N]
+
+--cost-repeats N: N more pairs (as written, --adapt) of the model-bound example, interleaved,
+for the cost of adapting where there is nothing to gain: a few per cent is far below this
+machine's run-to-run swing, so it is read off the median of the pairs' ratios.
 """
 
 from __future__ import annotations
@@ -93,11 +98,35 @@ def one(name: str, db: str, tag: str) -> dict[str, Any]:
     return out
 
 
+def cost(repeats: int, db: str) -> dict[str, Any]:
+    """Adapting a model-bound run: the ratio of its time to the script's, pair by pair."""
+    script, args = str(EXAMPLES / "model_bound.py"), ["--epochs", "5"]
+    ratios, segments = [], []
+    for r in range(repeats):
+        written, _, _ = timed([sys.executable, script, *args])
+        name = f"cost-{r}"
+        adapted, _, _ = timed([*CLI, "run", script, "--adapt", "--storage", db, "--study", name,
+                               "--", *args])  # fmt: skip
+        study = optuna.load_study(study_name=name, storage=db)
+        segments.append(len(study.get_trials(deepcopy=False)))
+        ratios.append(adapted / written)
+        print(json.dumps({"cost_pair": r, "written_s": written, "adapt_s": adapted}), flush=True)
+    return {
+        "example": "model_bound",
+        "args": args,
+        "pairs": repeats,
+        "adapt_over_written_median": statistics.median(ratios),
+        "ratios": ratios,
+        "segments": segments,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--only", default=",".join(RUNS))
     parser.add_argument("--out", default="")
+    parser.add_argument("--cost-repeats", type=int, default=0)
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n]
     rows: list[dict[str, Any]] = []
@@ -109,6 +138,7 @@ def main() -> None:
                 row["round"] = r
                 rows.append(row)
                 print(json.dumps(row), flush=True)
+        model_cost = cost(args.cost_repeats, f"sqlite:///{Path(tmp) / 'cost.db'}")
     summary = []
     for name in names:
         mine = [r for r in rows if r["example"] == name]
@@ -137,9 +167,12 @@ def main() -> None:
         "python": platform.python_version(),
         "rounds": args.rounds,
         "summary": summary,
+        "model_bound_cost": model_cost if args.cost_repeats else None,
         "runs": rows,
     }
-    print(json.dumps(summary, indent=2))
+    print(
+        json.dumps({"summary": summary, "model_bound_cost": result["model_bound_cost"]}, indent=2)
+    )
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
 

@@ -14,6 +14,8 @@ EXPORTS = {
     "autotune.probe": {"ProbeDone", "apply_config", "main", "script_config"},
     "autotune.runner": {
         "BaseRunner",
+        "LiveRun",
+        "LiveRunner",
         "SubprocessRunner",
         "Target",
         "WindowCallback",
@@ -23,6 +25,7 @@ EXPORTS = {
         "rank_env",
     },
     "autotune.tuner": {
+        "Adapted",
         "Bottleneck",
         "Diagnosis",
         "NullReporter",
@@ -35,6 +38,7 @@ EXPORTS = {
         "StudyKey",
         "Tuner",
         "TunerOptions",
+        "adapt",
         "check_hardware",
         "counted",
         "diagnose",

@@ -46,55 +46,56 @@ def run_adapting(
             "Tune a multi-rank job with `autotune probe --nproc-per-node N`, then "
             "`autotune run --study NAME --nproc-per-node N`"
         )
-    store, url = storage(storage_opt)
     target = Target(str(script), tuple(args))
-    key = StudyKey.for_target(target, fingerprint())
-    seed = _stored_answer(store, key, name)
-    try:
-        opened = open_study_for_rerun(
-            store, name or f"{key.default_name()}-adapt", key, rerun="fresh"
-        )
-    except StudyError as exc:
-        fail(str(exc))
-    study = opened.study
-    options = TunerOptions(
-        trials=segments,
-        max_workers=max_workers,
-        settings=ProbeSettings(
-            warmup_s=warmup_s,
-            window_s=window_s,
-            # A segment ends once two windows agree, as a probe does.
-            min_windows=2,
-            max_host_mem_bytes=_host_budget(max_host_mem),
-        ),
+    settings = ProbeSettings(
+        warmup_s=warmup_s,
+        window_s=window_s,
+        min_windows=2,  # a segment ends once two windows agree, as a probe does
+        max_host_mem_bytes=_host_budget(max_host_mem),
     )
-    where = f"seeded from study {seed[0]!r}" if seed else "seeded from the run's own figures"
+    # The training starts first: storage and study are opened while it imports and warms
+    # up, not before it. Should they fail, the run is stopped with the error.
+    with LiveRun(target, settings) as live:
+        store, url = storage(storage_opt)
+        key = StudyKey.for_target(target, fingerprint())
+        seed = _stored_answer(store, key, name)
+        try:
+            opened = open_study_for_rerun(
+                store, name or f"{key.default_name()}-adapt", key, rerun="fresh"
+            )
+        except StudyError as exc:
+            fail(str(exc))
+        study = opened.study
+        where = f"seeded from study {seed[0]!r}" if seed else "seeded from the run's own figures"
+        err.print(
+            f"autotune: training {script} once, tuning its loader as it runs ({where}); "
+            f"segments recorded in study [bold]{study.study_name}[/] in {url}",
+            soft_wrap=True,
+            highlight=False,
+        )
+        options = TunerOptions(trials=segments, max_workers=max_workers, settings=settings)
+        with ProgressReporter(segments) as reporter:
+            adapted = adapt(
+                study,
+                target,
+                live,
+                options,
+                cpu_count=os.cpu_count() or 1,
+                reporter=reporter,
+                after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
+                seed=seed[1] if seed else None,
+            )
+            if not live.ended:
+                reporter.note(
+                    f"autotune: {adapted.outcome.stop_reason}; settled on "
+                    f"{describe_config(adapted.settled)} for the rest of the run"
+                )
+        code = live.wait()
     err.print(
-        f"autotune: training {script} once, tuning its loader as it runs ({where}); "
-        f"segments recorded in study [bold]{study.study_name}[/] in {url}",
+        f"autotune: {adapted.segments} segments; apply without tuning next time: "
+        f"autotune run {script} --study {study.study_name}",
         soft_wrap=True,
         highlight=False,
-    )
-    with LiveRun(target, options.settings) as live, ProgressReporter(segments) as reporter:
-        adapted = adapt(
-            study,
-            target,
-            live,
-            options,
-            cpu_count=os.cpu_count() or 1,
-            reporter=reporter,
-            after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
-            seed=seed[1] if seed else None,
-        )
-        if not live.ended:
-            reporter.note(
-                f"autotune: {adapted.outcome.stop_reason}; settled on "
-                f"{describe_config(adapted.settled)} for the rest of the run"
-            )
-        code = live.wait()
-    reporter.note(
-        f"autotune: {adapted.segments} segments; apply without tuning next time: "
-        f"autotune run {script} --study {study.study_name}"
     )
     return code
 
