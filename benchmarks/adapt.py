@@ -16,6 +16,9 @@ plain torch reshuffles every epoch after the first).
 --cost-repeats N: N more pairs (as written, --adapt) of the model-bound example, interleaved,
 for the cost of adapting where there is nothing to gain: a few per cent is far below this
 machine's run-to-run swing, so it is read off the median of the pairs' ratios.
+--overhead-repeats N: the same cost taken apart: the seconds --adapt adds to a one-second
+run (N interleaved pairs; what any run pays once), and the microseconds per batch of the
+switchable loader against the plain one (in this process).
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ def one(name: str, db: str, tag: str) -> dict[str, Any]:
 
 def cost(repeats: int, db: str) -> dict[str, Any]:
     """Adapting a model-bound run: the ratio of its time to the script's, pair by pair."""
-    script, args = str(EXAMPLES / "model_bound.py"), ["--epochs", "5"]
+    script, args = str(EXAMPLES / "model_bound.py"), RUNS["model_bound"]
     ratios, segments = [], []
     for r in range(repeats):
         written, _, _ = timed([sys.executable, script, *args])
@@ -121,12 +124,56 @@ def cost(repeats: int, db: str) -> dict[str, Any]:
     }
 
 
+def fixed_cost(repeats: int, db: str) -> dict[str, Any]:
+    """Seconds `--adapt` adds to a run, whatever its length: a one-second model-bound run as
+    written and with --adapt, interleaved; the median of the pairs' differences."""
+    script, args = str(EXAMPLES / "model_bound.py"), ["--epochs", "1", "--samples", "1024"]
+    diffs = []
+    for r in range(repeats):
+        written, _, _ = timed([sys.executable, script, *args])
+        adapted, _, _ = timed([*CLI, "run", script, "--adapt", "--storage", db, "--study",
+                               f"fixed-{r}", "--", *args])  # fmt: skip
+        diffs.append(adapted - written)
+    return {"pairs": repeats, "added_s_median": statistics.median(diffs), "added_s": diffs}
+
+
+def per_batch_cost(batches: int = 3000, repeats: int = 5) -> dict[str, Any]:
+    """Microseconds a batch costs through the switchable loader against the plain one (0
+    workers, a trivial dataset: the loader's own cost is all there is)."""
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from autotune.probe._switch import SwitchableLoader
+
+    data = TensorDataset(torch.arange(batches * 8))
+
+    def seconds(make: Any) -> float:
+        torch.manual_seed(0)
+        t0 = time.perf_counter()
+        for _ in make():
+            pass
+        return time.perf_counter() - t0
+
+    plain, switched = [], []
+    for _ in range(repeats):  # interleaved
+        plain.append(seconds(lambda: DataLoader(data, batch_size=8, shuffle=True)))
+        loader = DataLoader(data, batch_size=8, shuffle=True)
+        switched.append(seconds(lambda loader=loader: SwitchableLoader(loader)))
+    per = 1e6 / batches
+    return {
+        "plain_us": statistics.median(plain) * per,
+        "switchable_us": statistics.median(switched) * per,
+        "added_us": (statistics.median(switched) - statistics.median(plain)) * per,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--only", default=",".join(RUNS))
     parser.add_argument("--out", default="")
     parser.add_argument("--cost-repeats", type=int, default=0)
+    parser.add_argument("--overhead-repeats", type=int, default=0)
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n]
     rows: list[dict[str, Any]] = []
@@ -138,10 +185,21 @@ def main() -> None:
                 row["round"] = r
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-        model_cost = cost(args.cost_repeats, f"sqlite:///{Path(tmp) / 'cost.db'}")
+        model_cost = (
+            cost(args.cost_repeats, f"sqlite:///{Path(tmp) / 'cost.db'}")
+            if args.cost_repeats
+            else None
+        )
+        fixed = (
+            fixed_cost(args.overhead_repeats, f"sqlite:///{Path(tmp) / 'fixed.db'}")
+            if args.overhead_repeats
+            else None
+        )
     summary = []
     for name in names:
         mine = [r for r in rows if r["example"] == name]
+        if not mine:
+            continue
 
         def med(key: str, rows_: list[dict[str, Any]] = mine) -> float:
             return statistics.median(r[key] for r in rows_)
@@ -167,12 +225,12 @@ def main() -> None:
         "python": platform.python_version(),
         "rounds": args.rounds,
         "summary": summary,
-        "model_bound_cost": model_cost if args.cost_repeats else None,
+        "model_bound_cost": model_cost,
+        "fixed_cost": fixed,
+        "per_batch": per_batch_cost() if args.overhead_repeats else None,
         "runs": rows,
     }
-    print(
-        json.dumps({"summary": summary, "model_bound_cost": result["model_bound_cost"]}, indent=2)
-    )
+    print(json.dumps({k: v for k, v in result.items() if k != "runs"}, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
 

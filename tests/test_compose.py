@@ -77,3 +77,22 @@ def test_dockerfile_installs_what_the_services_run() -> None:
     assert "COPY migrations" in text
     assert "[postgres]" in text
     assert Path(ROOT / "migrations").is_dir()
+
+
+def test_secure_defaults_no_database_port_loopback_api_and_a_required_password() -> None:
+    services = _compose()["services"]
+    # The database is reached on the compose network only: nothing published on the host.
+    assert "ports" not in services["postgres"]
+    # The API is published on the host's loopback unless the user says otherwise.
+    (published,) = services["api"]["ports"]
+    assert published.startswith("${AUTOTUNE_API_BIND:-127.0.0.1}:"), published
+    # No default password anywhere: compose refuses to start without one, saying which.
+    text = (ROOT / "docker-compose.yml").read_text()
+    assert ":-autotune}" not in text
+    assert services["postgres"]["environment"]["POSTGRES_PASSWORD"].startswith(
+        "${POSTGRES_PASSWORD:?"
+    )
+    for name in ("migrate", "api", "worker"):
+        assert "${POSTGRES_PASSWORD:?" in services[name]["environment"]["AUTOTUNE_STORAGE"]
+    # Writes stay off without a token: the token has no default either.
+    assert services["api"]["environment"]["AUTOTUNE_API_TOKEN"] == "${AUTOTUNE_API_TOKEN:-}"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -74,7 +76,7 @@ def run_adapting(
             highlight=False,
         )
         options = TunerOptions(trials=segments, max_workers=max_workers, settings=settings)
-        with ProgressReporter(segments) as reporter:
+        with ProgressReporter(segments) as reporter, _search_failure_spares(live):
             adapted = adapt(
                 study,
                 target,
@@ -98,6 +100,19 @@ def run_adapting(
         highlight=False,
     )
     return code
+
+
+@contextmanager
+def _search_failure_spares(live: LiveRun) -> Iterator[None]:
+    """Should the search fail, the training still runs to its end, with its own settings;
+    the error is raised once it has."""
+    try:
+        yield
+    except Exception:
+        live.keep_own_settings()
+        err.print("autotune: the search failed; training goes on with the script's settings")
+        live.wait()
+        raise
 
 
 def _stored_answer(

@@ -54,8 +54,8 @@ def run(
         None,
         "--max-host-mem",
         min=0.1,
-        help="With --adapt: GiB of host memory the run may use before a setting is abandoned "
-        "(default: half of RAM).",
+        help="With --adapt: GiB of host memory the run may use before a setting is switched "
+        "back (default: half of RAM).",
     ),
 ) -> None:
     """Run SCRIPT to the end with the study's recommended DataLoader settings, or with
@@ -78,6 +78,15 @@ def run(
             window_s=window,
         )
         raise typer.Exit(code)
+    tuning = {
+        "--segments": segments != 12,
+        "--max-workers": max_workers is not None,
+        "--warmup": warmup != 1.0,
+        "--window": window != 1.5,
+        "--max-host-mem": max_host_mem is not None,
+    }
+    if given := [option for option, set_ in tuning.items() if set_]:
+        fail(f"{', '.join(given)} only apply with --adapt; add --adapt or leave them out")
     if name is None:
         fail("pass --study NAME (a study `autotune probe` made), or --adapt to tune as it runs")
     loaded, url = study(name, storage_opt)

@@ -202,6 +202,9 @@ class Adapter:
         self._follow(order.config)
         if order.settle:
             self.settled, self.meter = True, None
+            # Memory is only watched while settings are on trial: the rest of the run pays
+            # nothing for it.
+            self._sampler.stop()
         else:
             self.meter = self._new_meter()
 

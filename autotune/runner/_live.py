@@ -60,6 +60,7 @@ class LiveRun:
         # without autotune, and the script's output is the user's to see.
         self.proc = subprocess.Popen(probe_command(python, target), env=env, stdout=stdout)
         self._finishing = False  # the run reported the segment it ended inside
+        self._last_order = 0  # the index of the newest order written
 
     def __enter__(self) -> LiveRun:
         return self
@@ -92,6 +93,12 @@ class LiveRun:
 
     def order(self, k: int, order: AdaptOrder) -> None:
         write_whole(adapt_order_path(self.dir, k), order.to_json())
+        self._last_order = max(self._last_order, k)
+
+    def keep_own_settings(self) -> None:
+        """The search failed: the training goes on to its end with the script's own settings
+        (a failure of autotune's must never end the user's run)."""
+        self.order(self._last_order + 1, AdaptOrder(LoaderConfig(), settle=True))
 
     def segment(
         self, k: int, timeout_s: float, on_window: WindowCallback | None = None

@@ -73,3 +73,10 @@ def test_run_asks_for_a_study_or_adapt() -> None:
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "--study NAME" in done.stderr and "--adapt" in done.stderr
+
+
+def test_tuning_options_without_adapt_are_refused_in_words() -> None:
+    done = _cli("run", SCRIPT, "--study", "x", "--segments", "4", "--window", "0.5")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "--segments, --window only apply with --adapt" in done.stderr

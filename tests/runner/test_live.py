@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.contract import AdaptOrder, LoaderConfig, TrialConfig
+from autotune.contract import AdaptOrder, LoaderConfig, TrialConfig, adapt_segment_path
 from autotune.runner import LiveRun, LiveRunner, Target
 from tests.conftest import MARK_ENV, assert_no_orphans
 from tests.probe.test_adapt import QUICK, SCRIPT, workers
@@ -61,4 +61,23 @@ def test_a_run_that_ends_first_ends_its_segment(
         assert live.segment(1, 60).status == "ended_early"
         assert live.wait() == 0
     assert not Path(live.dir).exists()  # the exchange is cleaned up
+    assert_no_orphans(mark)
+
+
+@pytest.mark.slow
+def test_a_failed_search_leaves_the_run_to_finish_with_its_own_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mark = uuid.uuid4().hex
+    monkeypatch.setenv(MARK_ENV, mark)
+    args = ("--epochs", "4", "--samples", "256", "--latency-ms", "1")
+    out_path = tmp_path / "out.txt"
+    with out_path.open("w") as out, LiveRun(Target(str(SCRIPT), args), QUICK, stdout=out) as live:
+        runner = LiveRunner(live)
+        runner.run(live.target, TrialConfig(), timeout_s=60)
+        live.order(1, AdaptOrder(workers(2)))
+        live.keep_own_settings()  # what the CLI does when the search raises
+        assert live.wait() == 0
+        assert not adapt_segment_path(live.dir, 2).exists()  # settled: nothing more measured
+    assert "batches 128" in out_path.read_text()
     assert_no_orphans(mark)
