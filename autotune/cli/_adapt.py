@@ -94,7 +94,8 @@ def run_adapting(
                 )
         code = live.wait()
     err.print(
-        f"autotune: {adapted.segments} segments; apply without tuning next time: "
+        f"autotune: {adapted.segments} setting{'s' if adapted.segments != 1 else ''} measured; "
+        "apply without tuning next time: "
         f"autotune run {script} --study {study.study_name}",
         soft_wrap=True,
         highlight=False,

@@ -25,6 +25,13 @@ from autotune.tuner._report import Reporter
 from autotune.tuner._tuner import Tuner
 
 ROLE = "adapt"
+# A stream sharded across workers is never switched in a live run: a setting that fails after
+# its first batches (a worker with no shard left, say) cannot be undone without repeating or
+# losing samples, and the user's training must never fail for autotune's trial.
+ITERABLE = (
+    "the training loader's dataset is iterable: its settings are not switched mid-run (a "
+    "stream cannot be resumed where a failed setting left it); tune it with `autotune probe`"
+)
 # The script as written waits for data less than this share of its time: the most any loader
 # setting could give back is less than what trying one costs in a live run.
 BARELY_WAITS = 0.05
@@ -34,7 +41,7 @@ BARELY_WAITS = 0.05
 class Adapted:
     outcome: Outcome
     settled: LoaderConfig  # what the run keeps to its end
-    segments: int
+    segments: int  # settings measured, the script's own included
 
 
 def in_run(options: TunerOptions) -> TunerOptions:
@@ -65,7 +72,7 @@ def adapt(
         cuda=False,
         reporter=reporter,
         after_trial=after_trial,
-        stop_when=_Watch(live, study, reporter).reason,
+        stop_when=_Watch(live, study).reason,
         role=ROLE,
     )
     outcome = tuner.run()
@@ -73,16 +80,15 @@ def adapt(
     settled = trial_config(best) if best is not None else LoaderConfig()
     if not live.ended and not outcome.interrupted:
         runner.settle(settled)
-    return Adapted(outcome, settled, runner.segments)
+    measured = [t for t in study.get_trials(deepcopy=False) if t.state.is_finished()]
+    return Adapted(outcome, settled, len(measured))
 
 
 class _Watch:
-    """Reasons from outside the study to stop, checked each turn; says once how the run's
-    loader switches."""
+    """Reasons from outside the study to stop, checked each turn."""
 
-    def __init__(self, live: LiveRun, study: optuna.Study, reporter: Reporter) -> None:
-        self._live, self._study, self._reporter = live, study, reporter
-        self._told = False
+    def __init__(self, live: LiveRun, study: optuna.Study) -> None:
+        self._live, self._study = live, study
 
     def reason(self) -> str | None:
         live = self._live
@@ -91,12 +97,8 @@ class _Watch:
         loader = live.loader()
         if loader is not None and not loader.get("switchable", True):
             return f"the training loader cannot be switched: {loader.get('why')}"
-        if loader is not None and not loader.get("mid_epoch", True) and not self._told:
-            self._told = True
-            self._reporter.note(
-                "  the training loader's dataset is iterable: each switch waits for the next "
-                "epoch (a stream sharded across workers cannot be cut mid-epoch)"
-            )
+        if loader is not None and not loader.get("mid_epoch", True):
+            return ITERABLE
         baseline = baseline_of(self._study.get_trials(deepcopy=False))
         if baseline is not None and usable(baseline):
             wait = record_of(baseline).figure("data_wait_fraction")
