@@ -93,6 +93,15 @@ def run_adapting(
                     f"{describe_config(adapted.settled)} for the rest of the run"
                 )
         code = live.wait()
+        found = live.loader() is not None
+    if not found:
+        err.print(
+            f"autotune: {script} never iterated a torch DataLoader, so there was nothing to "
+            "tune; if it loads data another way, autotune cannot tune it",
+            soft_wrap=True,
+            highlight=False,
+        )
+        return code
     err.print(
         f"autotune: {adapted.segments} setting{'s' if adapted.segments != 1 else ''} measured; "
         "apply without tuning next time: "

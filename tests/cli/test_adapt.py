@@ -80,3 +80,11 @@ def test_tuning_options_without_adapt_are_refused_in_words() -> None:
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "--segments, --window only apply with --adapt" in done.stderr
+
+
+def test_a_run_without_a_dataloader_is_told_so_and_keeps_its_exit_code(db_url: str) -> None:
+    done = _cli("run", str(SCRIPTS / "no_loader.py"), "--adapt", "--storage", db_url)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "never iterated a torch DataLoader" in done.stderr, done.stderr
+    assert "apply without tuning" not in done.stderr
