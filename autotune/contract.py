@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 CONFIG_ENV = "AUTOTUNE_PROBE_CONFIG"
 RANK_DIR_ENV = "AUTOTUNE_RANK_DIR"  # the trial's directory, shared by its ranks
+RUNNER_PID_ENV = "AUTOTUNE_RUNNER_PID"  # the process that started the probe, its parent
 
 # The precision the tuner holds a ceiling to: a run within this share of one is at it. So a
 # ceiling's windows need agree no closer than this for its probe to stop.

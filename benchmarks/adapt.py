@@ -16,9 +16,9 @@ plain torch reshuffles every epoch after the first).
 --cost-repeats N: N more pairs (as written, --adapt) of the model-bound example, interleaved,
 for the cost of adapting where there is nothing to gain: a few per cent is far below this
 machine's run-to-run swing, so it is read off the median of the pairs' ratios.
---overhead-repeats N: the same cost taken apart: the seconds --adapt adds to a one-second
-run (N interleaved pairs; what any run pays once), and the microseconds per batch of the
-switchable loader against the plain one (in this process).
+--overhead-repeats N: the same cost taken apart: the seconds --adapt adds to a 10-second
+model-bound run that settles inside (N interleaved pairs; what any run pays once), and the
+microseconds per batch of the switchable loader against the plain one (in this process).
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+
+from autotune.state import record_of
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -125,16 +127,34 @@ def cost(repeats: int, db: str) -> dict[str, Any]:
 
 
 def fixed_cost(repeats: int, db: str) -> dict[str, Any]:
-    """Seconds `--adapt` adds to a run, whatever its length: a one-second model-bound run as
-    written and with --adapt, interleaved; the median of the pairs' differences."""
-    script, args = str(EXAMPLES / "model_bound.py"), ["--epochs", "1", "--samples", "1024"]
-    diffs = []
+    """Seconds `--adapt` adds to a model-bound run, as written and with --adapt, interleaved;
+    the median of the pairs' differences. The runs are about 10 s: long enough for the search
+    to settle inside them, as it does in any run worth tuning (a run that ends mid-segment
+    also pays for the search's bookkeeping after its end, which a long run never sees)."""
+    script, args = str(EXAMPLES / "model_bound.py"), ["--epochs", "3"]
+    diffs, written_s = [], []
+    segments: list[list[str | None]] = []
     for r in range(repeats):
         written, _, _ = timed([sys.executable, script, *args])
+        name = f"fixed-{r}"
         adapted, _, _ = timed([*CLI, "run", script, "--adapt", "--storage", db, "--study",
-                               f"fixed-{r}", "--", *args])  # fmt: skip
+                               name, "--", *args])  # fmt: skip
+        trials = optuna.load_study(study_name=name, storage=db).get_trials(deepcopy=False)
+        statuses = [record_of(t).status for t in trials]
+        segments.append(statuses)
         diffs.append(adapted - written)
-    return {"pairs": repeats, "added_s_median": statistics.median(diffs), "added_s": diffs}
+        written_s.append(written)
+        print(json.dumps({"fixed_pair": r, "written_s": written, "adapt_s": adapted,
+                          "segments": statuses}), flush=True)  # fmt: skip
+    return {
+        "example": "model_bound",
+        "args": args,
+        "pairs": repeats,
+        "written_s_median": statistics.median(written_s),
+        "added_s_median": statistics.median(diffs),
+        "added_s": diffs,
+        "segments": segments,  # the status of each segment of each --adapt run
+    }
 
 
 def per_batch_cost(batches: int = 3000, repeats: int = 5) -> dict[str, Any]:

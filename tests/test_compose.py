@@ -96,3 +96,41 @@ def test_secure_defaults_no_database_port_loopback_api_and_a_required_password()
         assert "${POSTGRES_PASSWORD:?" in services[name]["environment"]["AUTOTUNE_STORAGE"]
     # Writes stay off without a token: the token has no default either.
     assert services["api"]["environment"]["AUTOTUNE_API_TOKEN"] == "${AUTOTUNE_API_TOKEN:-}"
+
+
+def test_a_cpu_worker_is_the_gpu_worker_without_the_gpu() -> None:
+    services = _compose()["services"]
+    gpu, cpu = services["worker"], services["worker-cpu"]
+    assert cpu["profiles"] == ["cpu"]  # started only when asked for: GPU nodes get `worker`
+    assert not cpu["deploy"]
+    for key in ("command", "environment", "volumes", "depends_on", "build", "image"):
+        assert cpu[key] == gpu[key], key
+    # DataLoader workers hand batches over in /dev/shm: Docker's 64 MB default is too small.
+    assert gpu["shm_size"] == cpu["shm_size"] == "${AUTOTUNE_SHM_SIZE:-8g}"
+
+
+def test_official_images_by_default_local_ones_by_argument() -> None:
+    services = _compose()["services"]
+    build = services["api"]["build"]
+    assert build["args"] == {
+        "BASE_IMAGE": "${AUTOTUNE_BASE_IMAGE:-python:3.11-slim}",
+        "WHEELS": "${AUTOTUNE_WHEELS:-.no-wheels}",
+    }
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "ARG BASE_IMAGE=python:3.11-slim" in dockerfile
+    assert "ARG WHEELS=.no-wheels" in dockerfile
+    assert not (ROOT / ".no-wheels").exists()  # the default really is "no wheel folder"
+    # The local PostgreSQL (Debian's package) is the default image's major version.
+    image = services["postgres"]["image"]
+    assert image == "${AUTOTUNE_POSTGRES_IMAGE:-postgres:15}"
+    major = image.rsplit(":", 1)[1].rstrip("}")
+    local = (ROOT / "tests/install/compose/postgres.Dockerfile").read_text()
+    assert f"/usr/lib/postgresql/{major}/bin" in local
+    assert f"postgresql-{major}" in (ROOT / "tests/install/compose_smoke.sh").read_text()
+
+
+def test_the_build_context_leaves_out_the_checkouts_bulk() -> None:
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {".git", ".venv", "tests"} <= set(ignored)
+    for needed in ("autotune", "api", "migrations", "pyproject.toml", "README.md"):
+        assert needed not in ignored

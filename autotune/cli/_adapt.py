@@ -7,25 +7,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-
-import optuna
+from typing import TYPE_CHECKING
 
 from autotune.cli._common import err, fail, storage
 from autotune.cli._probe import ProgressReporter, _host_budget, describe_config
 from autotune.contract import LoaderConfig, ProbeSettings
 from autotune.hardware import fingerprint
 from autotune.runner import LiveRun, Target
-from autotune.store import safe_url, sync_study
-from autotune.tuner import (
-    StudyError,
-    StudyKey,
-    TunerOptions,
-    adapt,
-    open_study_for_rerun,
-    recommended_trial,
-    summarize,
-    trial_config,
-)
+
+if TYPE_CHECKING:
+    import optuna
+
+    from autotune.tuner import StudyKey
 
 
 def run_adapting(
@@ -55,9 +48,20 @@ def run_adapting(
         min_windows=2,  # a segment ends once two windows agree, as a probe does
         max_host_mem_bytes=_host_budget(max_host_mem),
     )
-    # The training starts first: storage and study are opened while it imports and warms
-    # up, not before it. Should they fail, the run is stopped with the error.
+    # The training starts first: Optuna, the store and the study are imported and opened
+    # while it imports and warms up, not before it. Should they fail, the run is stopped
+    # with the error.
     with LiveRun(target, settings) as live:
+        from autotune.store import safe_url, sync_study
+        from autotune.tuner import (
+            StudyError,
+            StudyKey,
+            TunerOptions,
+            adapt,
+            open_study_for_rerun,
+            summarize,
+        )
+
         store, url = storage(storage_opt)
         key = StudyKey.for_target(target, fingerprint())
         seed = _stored_answer(store, key, name)
@@ -71,7 +75,7 @@ def run_adapting(
         where = f"seeded from study {seed[0]!r}" if seed else "seeded from the run's own figures"
         err.print(
             f"autotune: training {script} once, tuning its loader as it runs ({where}); "
-            f"segments recorded in study [bold]{study.study_name}[/] in {url}",
+            f"segments recorded in study [bold]{study.study_name}[/] in {safe_url(url)}",
             soft_wrap=True,
             highlight=False,
         )
@@ -129,6 +133,10 @@ def _stored_answer(
     store: optuna.storages.BaseStorage, key: StudyKey, name: str | None
 ) -> tuple[str, LoaderConfig] | None:
     """The newest recommendation for this script, arguments and hardware, if any."""
+    import optuna
+
+    from autotune.tuner import recommended_trial, trial_config
+
     prefix = key.default_name()
     summaries = optuna.get_all_study_summaries(store)
     mine = [s for s in summaries if s.study_name.startswith(prefix) or s.study_name == name]

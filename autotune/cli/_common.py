@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import optuna
 import typer
 from rich.console import Console
 
-from autotune.store import StorageError, open_storage, parse_url, storage_url
-from autotune.tuner import StudyError, load_study
+if TYPE_CHECKING:
+    import optuna
+
+# Optuna, SQLAlchemy and the store are imported where a command first needs them, not here:
+# `autotune run --adapt` launches the training before it pays for them (about 0.6 s).
 
 STORAGE_HELP = (
     "SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
@@ -44,6 +46,8 @@ def check_script(script: Path) -> None:
 
 def missing_sqlite(url: str) -> Path | None:
     """The file of a SQLite URL that does not exist yet; None for other URLs."""
+    from autotune.store import StorageError, parse_url
+
     try:
         parsed = parse_url(url)
     except StorageError:
@@ -57,6 +61,11 @@ def missing_sqlite(url: str) -> Path | None:
 def storage(url: str | None, *, create: bool = True) -> tuple[optuna.storages.RDBStorage, str]:
     """Optuna's storage at ``url``; ``create=False`` for commands that only read what was
     measured: they refuse a SQLite file that does not exist instead of creating it empty."""
+    import optuna
+
+    from autotune.store import StorageError, open_storage, storage_url
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
     resolved = storage_url(url)
     missing = None if create else missing_sqlite(resolved)
     if missing is not None:
@@ -72,6 +81,8 @@ def storage(url: str | None, *, create: bool = True) -> tuple[optuna.storages.RD
 
 
 def study(name: str, url: str | None) -> tuple[optuna.Study, str]:
+    from autotune.tuner import StudyError, load_study
+
     store, resolved = storage(url, create=False)
     try:
         return load_study(store, name), resolved
@@ -82,6 +93,3 @@ def study(name: str, url: str | None) -> tuple[optuna.Study, str]:
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
     sys.stdout.flush()
-
-
-optuna.logging.set_verbosity(optuna.logging.WARNING)

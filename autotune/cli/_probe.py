@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import optuna
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -14,17 +14,11 @@ from autotune.cli._render import render_summary
 from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
 from autotune.hardware import fingerprint
 from autotune.runner import SubprocessRunner, Target
-from autotune.store import safe_url, sync_study
-from autotune.tuner import (
-    Reporter,
-    StudyError,
-    StudyKey,
-    Tuner,
-    TunerOptions,
-    open_study_for_rerun,
-    save_options,
-    summarize,
-)
+
+if TYPE_CHECKING:
+    import optuna
+
+    from autotune.tuner import Reporter, Tuner, TunerOptions
 
 _SHORT = {
     "num_workers": "workers",
@@ -100,6 +94,9 @@ def local_tuner(
     With several ranks on the node, each rank's loader shares the cores with the others':
     the tuner plans per rank, with the cores one rank has."""
     import torch
+
+    from autotune.store import safe_url, sync_study
+    from autotune.tuner import Tuner, summarize
 
     return Tuner(
         study,
@@ -190,6 +187,16 @@ def probe(
 
     Everything after -- is passed to the script untouched.
     """
+    from autotune.store import safe_url
+    from autotune.tuner import (
+        StudyError,
+        StudyKey,
+        TunerOptions,
+        open_study_for_rerun,
+        save_options,
+        summarize,
+    )
+
     check_script(script)
     store, url = storage(storage_opt)
     target = Target(str(script), tuple(ctx.args), nproc_per_node=nproc_per_node)
@@ -232,14 +239,14 @@ def probe(
         save_options(study, options)
     ranks = f", {nproc_per_node} ranks each" if nproc_per_node > 1 else ""
     err.print(
-        f"autotune: study [bold]{name}[/] in {url}; probing {script} "
+        f"autotune: study [bold]{name}[/] in {safe_url(url)}; probing {script} "
         f"({trials} trials, one at a time{ranks})",
         soft_wrap=True,
         highlight=False,
     )
     with ProgressReporter(trials) as reporter:
         outcome = local_tuner(study, target, options, url, reporter).run()
-    answer = summarize(study, url)
+    answer = summarize(study, safe_url(url))
     if as_json:
         print_json(answer.to_dict())
     else:
@@ -256,7 +263,7 @@ def probe(
         raise typer.Exit(130)
     if outcome.for_workers:
         err.print(
-            f"start workers: autotune worker --study {name} --storage {url}",
+            f"start workers: autotune worker --study {name} --storage {safe_url(url)}",
             soft_wrap=True,
             highlight=False,
         )

@@ -13,7 +13,6 @@ import typer
 from autotune.cli._adapt import run_adapting
 from autotune.cli._common import STORAGE_HELP, check_script, err, fail, study
 from autotune.contract import CONFIG_ENV, LoaderConfig, TrialConfig
-from autotune.tuner import summarize
 
 
 def run(
@@ -89,8 +88,11 @@ def run(
         fail(f"{', '.join(given)} only apply with --adapt; add --adapt or leave them out")
     if name is None:
         fail("pass --study NAME (a study `autotune probe` made), or --adapt to tune as it runs")
+    from autotune.store import safe_url
+    from autotune.tuner import summarize
+
     loaded, url = study(name, storage_opt)
-    answer = summarize(loaded, url)
+    answer = summarize(loaded, safe_url(url))
     if answer.recommended is None:
         fail(f"study {name!r} has no recommendation yet; run `autotune probe` first")
     config = LoaderConfig.from_dict(answer.recommended.config)

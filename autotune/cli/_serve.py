@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from sqlalchemy import URL
 
 from autotune._words import first_line
 from autotune.cli._common import STORAGE_HELP, err, fail
+
+if TYPE_CHECKING:
+    from sqlalchemy import URL
 
 
 def serve(

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from enum import Enum
 
-import optuna
 import typer
 from rich.table import Table
 
-from autotune import state
 from autotune.cli._common import STORAGE_HELP, out, print_json, storage, study
 from autotune.cli._probe import describe_config
 from autotune.cli._render import render_summary
-from autotune.tuner import summarize
 
 
 class Format(str, Enum):
@@ -26,11 +23,16 @@ def studies(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List the studies in the storage."""
+    import optuna
+
+    from autotune.store import safe_url
+    from autotune.tuner import summarize
+
     store, url = storage(storage_opt, create=False)
     rows = []
     for s in optuna.get_all_study_summaries(store, include_best_trial=False):
         loaded = optuna.load_study(study_name=s.study_name, storage=store)
-        rows.append(summarize(loaded, url).to_dict())
+        rows.append(summarize(loaded, safe_url(url)).to_dict())
     if as_json:
         print_json(
             [
@@ -51,7 +53,7 @@ def studies(
             f"{rec['samples_per_s']:,.0f}" if rec and rec["samples_per_s"] else "-",
             f"{r['speedup']:.2f}x" if r["speedup"] else "-",
         )
-    out.print(table if rows else f"no studies in {url}")
+    out.print(table if rows else f"no studies in {safe_url(url)}")
 
 
 def show(
@@ -59,6 +61,8 @@ def show(
     storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
 ) -> None:
     """Every trial of a study, with failure reasons."""
+    from autotune import state
+
     loaded, _url = study(name, storage_opt)
     table = Table(title=f"study {name}", title_justify="left")
     for col in ("#", "role", "state", "settings", "samples/s", "wait", "reason"):
@@ -86,8 +90,11 @@ def best(
     fmt: Format = typer.Option(Format.table, "--format", help="table, json or python."),
 ) -> None:
     """The recommended settings of a study."""
+    from autotune.store import safe_url
+    from autotune.tuner import summarize
+
     loaded, url = study(name, storage_opt)
-    answer = summarize(loaded, url)
+    answer = summarize(loaded, safe_url(url))
     if as_json or fmt == Format.json:
         print_json(answer.to_dict())
     elif fmt == Format.python:

@@ -7,13 +7,10 @@ from pathlib import Path
 
 import typer
 
-from autotune import state
 from autotune.cli._common import STORAGE_HELP, err, fail, missing_sqlite, study
 from autotune.cli._probe import ProgressReporter, local_tuner
 from autotune.hardware import fingerprint
 from autotune.runner import Target
-from autotune.store import storage_url
-from autotune.tuner import StudyError, check_hardware, load_options, work
 
 
 def worker(
@@ -28,6 +25,10 @@ def worker(
 ) -> None:
     """Probe trials of a study created with `autotune probe --workers-only`, one at a time
     per machine, until it holds its number of trials."""
+    from autotune import state
+    from autotune.store import storage_url
+    from autotune.tuner import StudyError, check_hardware, load_options, work
+
     missing = missing_sqlite(storage_url(storage_opt))
     if missing is not None:
         fail(

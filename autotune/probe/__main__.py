@@ -1,6 +1,8 @@
 import os
 import sys
 
+from autotune.contract import RUNNER_PID_ENV
+
 
 def _die_with_runner() -> None:
     # The runner starts each probe as a session leader. Until the sampler thread runs (after
@@ -16,7 +18,11 @@ def _die_with_runner() -> None:
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         return
-    if os.getppid() == 1:  # the runner died before prctl took effect
+    # The runner died before prctl took effect: this process has a new parent. Not "the
+    # parent is PID 1": in a container the runner itself is PID 1 (`autotune worker` as the
+    # container's command), and every probe would kill itself as it starts.
+    runner = os.environ.get(RUNNER_PID_ENV, "")
+    if runner.isdigit() and os.getppid() != int(runner):
         os._exit(137)
 
 

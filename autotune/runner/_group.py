@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autotune.contract import CONFIG_ENV, FAILED_STATUSES, TrialConfig
+from autotune.contract import CONFIG_ENV, FAILED_STATUSES, RUNNER_PID_ENV, TrialConfig
 from autotune.runner._base import Target, WindowCallback
 from autotune.runner._process import Progress, kill_group
 
@@ -33,7 +33,7 @@ def probe_command(python: str, target: Target) -> list[str]:
 
 def probe_env(target: Target, config: TrialConfig) -> dict[str, str]:
     """The environment every process of a probe of ``target`` starts from."""
-    env = {**os.environ, **target.env}
+    env = {**os.environ, **target.env, RUNNER_PID_ENV: str(os.getpid())}
     if config.loader.device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""  # the script's own device choice falls to CPU
     return env

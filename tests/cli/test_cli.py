@@ -240,3 +240,42 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str, tmp_path: P
     assert {n: (study.trials[n].state, study.trials[n].value) for n in finished} == finished
     assert all(t.state != optuna.trial.TrialState.RUNNING for t in study.trials)
     assert_no_orphans(mark)
+
+
+def test_the_cli_starts_without_optuna_or_the_store() -> None:
+    """`autotune run --adapt` launches the training before it imports Optuna and the store
+    (0.6 s on a 2-core box, a share of every adapted run): importing the CLI pulls in none."""
+    heavy = ("optuna", "sqlalchemy", "alembic", "torch", "fastapi", "autotune.store")
+    code = (
+        "import sys, autotune.cli; "
+        f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_database_password_is_never_printed() -> None:
+    """A worker's or a CI job's log is read by many: the storage URL is shown without its
+    password, in the progress lines and in every JSON answer."""
+    import sqlalchemy
+
+    from tests.store.factory import pg_database
+
+    with pg_database() as plain:
+        # The server trusts local connections: any password opens it, and none may show.
+        url = sqlalchemy.make_url(plain).set(password="s3cret-pw").render_as_string(False)
+        cli = [sys.executable, "-m", "autotune.cli"]
+        probe = [*cli, "probe", str(SCRIPTS / "basic.py"), "--storage", url, "--study", "pw"]
+        fast = ["--trials", "1", "--warmup", "0.2", "--window", "0.3", "--json"]
+        seen = []
+        for cmd in (
+            [*probe, *fast, "--", "--epochs", "40"],
+            [*cli, "best", "pw", "--storage", url, "--json"],
+            [*cli, "studies", "--storage", url, "--json"],
+            [*cli, "show", "pw", "--storage", url],
+        ):
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            seen.append(proc.stdout + proc.stderr)
+        assert "postgresql+psycopg://" in seen[0]  # the storage is named, without the secret
+        assert not [out for out in seen if "s3cret-pw" in out]
