@@ -3,38 +3,40 @@
 # Installed from autotune's wheel, as users install it: nothing runs from a checkout.
 #
 # Build arguments, for machines without a registry or an index (tests/install/compose_smoke.sh):
-#   BASE_IMAGE  any Debian-like image with python3 and its venv module (default: the official
-#               Python image);
+#   BASE_IMAGE  any Debian-like image with python3 (3.11 or newer) and its venv module
+#               (default: the official Python image);
 #   WHEELS      a folder of the build context holding every wheel the install needs; when it
-#               holds any, pip installs from it alone (--no-index), otherwise from PyPI.
+#               holds any, pip installs from it alone, otherwise from PyPI.
 ARG BASE_IMAGE=python:3.11-slim
 
-FROM ${BASE_IMAGE} AS wheel
+FROM ${BASE_IMAGE} AS build
 ARG WHEELS=.no-wheels
-WORKDIR /src
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 # pyproject.toml makes the wildcard's folder optional: COPY needs one source that exists.
 COPY pyproject.toml ${WHEELS}/*.whl /wheels/
+# The dependencies in a layer of their own, rebuilt only when pyproject.toml or the wheels
+# change, not on every change to autotune's code. A virtual environment: the same on the
+# official image and on a distribution's Python, whose own packages pip must not touch.
+RUN if ls /wheels/*.whl >/dev/null 2>&1; then export PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheels; fi \
+    && python3 -m venv /opt/autotune \
+    && python3 -c 'import tomllib; p = tomllib.load(open("/wheels/pyproject.toml", "rb"))["project"]; print("\n".join(p["dependencies"] + p["optional-dependencies"]["postgres"]))' \
+        > /wheels/requirements.txt \
+    && /opt/autotune/bin/pip install -r /wheels/requirements.txt
+WORKDIR /src
 COPY README.md ./
 COPY autotune ./autotune
 COPY api ./api
 # Alembic's scripts ship inside the wheel as autotune.migrations.
 COPY migrations ./migrations
-RUN cp /wheels/pyproject.toml . && python3 -m venv /opt/build \
-    && if ls /wheels/*.whl >/dev/null 2>&1; then set -- --no-index --find-links /wheels; fi \
-    && /opt/build/bin/pip wheel --no-cache-dir --no-deps "$@" -w /dist .
+RUN if ls /wheels/*.whl >/dev/null 2>&1; then export PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheels; fi \
+    && cp /wheels/pyproject.toml . \
+    && /opt/autotune/bin/pip wheel --no-deps -w /dist . \
+    && /opt/autotune/bin/pip install --no-deps /dist/autotune-*.whl
 
+# Only the installed environment reaches the image: no wheels, no sources, no build tools.
 FROM ${BASE_IMAGE}
-ARG WHEELS=.no-wheels
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
-    PATH=/opt/autotune/bin:$PATH
-COPY --from=wheel /dist /dist
-COPY pyproject.toml ${WHEELS}/*.whl /wheels/
-# A virtual environment: the same on the official image and on a distribution's Python, whose
-# system site-packages pip must not touch.
-RUN python3 -m venv /opt/autotune \
-    && if ls /wheels/*.whl >/dev/null 2>&1; then set -- --no-index --find-links /wheels; fi \
-    && pip install "$@" "$(ls /dist/autotune-*.whl)[postgres]" \
-    && rm -rf /dist /wheels
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/opt/autotune/bin:$PATH
+COPY --from=build /opt/autotune /opt/autotune
 
 # Training scripts are mounted here; workers probe them at the path the study was created with.
 WORKDIR /workspace

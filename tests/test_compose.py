@@ -75,7 +75,7 @@ def test_api_token_from_the_environment_and_a_gpu_per_worker() -> None:
 def test_dockerfile_installs_what_the_services_run() -> None:
     text = (ROOT / "Dockerfile").read_text()
     assert "COPY migrations" in text
-    assert "[postgres]" in text
+    assert '["postgres"]' in text  # the postgres extra is installed
     assert Path(ROOT / "migrations").is_dir()
 
 

@@ -135,7 +135,7 @@ read -r code _ < <(get DELETE "$API/studies/$AUTOTUNE_STUDY")
 # --- the study: created in a container, searched by two workers ---------------------------------
 script=/workspace/examples/io_bound.py
 compose run --rm --no-deps -T worker-cpu autotune probe "$script" --study "$AUTOTUNE_STUDY" \
-  --trials 6 --workers-only --warmup 0.5 --window 0.5 --windows 3 -- --epochs 1 --samples 512 \
+  --trials 6 --workers-only --warmup 0.5 --window 0.5 --windows 3 -- --epochs 20 --samples 2048 \
   >/dev/null
 step "study created in a container (baseline measured, seeds queued)"
 compose up -d --no-deps --scale worker-cpu=2 worker-cpu
@@ -152,16 +152,22 @@ read -r code trials < <(get GET "$API/studies/$AUTOTUNE_STUDY/trials?limit=100")
 "$PYTHON" - "$trials" <<'PY' || die "the trials are not what two workers taking turns leave"
 import json, sys
 items = json.loads(sys.argv[1])["items"]
-done = [t for t in items if t["state"] == "complete" and t["started_at"] and t["completed_at"]]
-assert len(done) >= 4, f"only {len(done)} finished trials"
-spans = sorted((t["started_at"], t["completed_at"]) for t in done)
+for t in items:
+    print("  trial", t["number"], t["role"], t["state"], t["status"], t["samples_per_s"], t["reason"] or "")
+assert all(t["state"] not in ("running", "waiting") for t in items), "trials left unfinished"
+searched = [t for t in items if t["role"] != "baseline" and t["status"] is not None]
+assert len(searched) >= 2, f"the workers probed {len(searched)} trials"
+spans = sorted((t["started_at"], t["completed_at"]) for t in items if t["completed_at"])
 overlaps = [(a, b) for a, b in zip(spans, spans[1:]) if b[0] < a[1]]
 assert not overlaps, f"probes ran at the same time: {overlaps}"
 PY
 read -r code best < <(get GET "$API/studies/$AUTOTUNE_STUDY/best")
 [ "$code" = 200 ] || die "best answered $code"
 recommended="$("$PYTHON" -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1])["config"], sort_keys=True))' "$best")"
-say "best from the host: $recommended"
+speedup="$("$PYTHON" -c 'import json, sys; print(json.loads(sys.argv[1])["speedup"] or 0)' "$best")"
+say "best from the host: $recommended, ${speedup}x the script as written"
+# The example waits on I/O for every sample: the workers' search must find more loader workers.
+"$PYTHON" -c "import sys; sys.exit(not float('$speedup') > 2)" || die "the search found ${speedup}x, not the latency-bound example's speedup"
 
 # --- down, and the study survives a restart -----------------------------------------------------
 compose down
