@@ -6,9 +6,12 @@ A recommendation holds only on the hardware that measured it.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import platform
+import sys
+from pathlib import Path
 from typing import Any
 
 # What a host is described by, as stored and served.
@@ -61,11 +64,36 @@ def _gpus() -> tuple[str | None, int, str | None]:
         pynvml.nvmlShutdown()
 
 
+def torch_build() -> tuple[str, str | None]:
+    """torch's version and the CUDA version it was built for.
+
+    Read from torch's own version file, not by importing torch: the import costs a second of
+    CPU, and `autotune run --adapt` fingerprints beside the training it has just started."""
+    if "torch" not in sys.modules:
+        spec = importlib.util.find_spec("torch")
+        locations = list(spec.submodule_search_locations or []) if spec else []
+        for folder in locations:
+            version = importlib.util.spec_from_file_location(
+                "_autotune_torch_version", Path(folder) / "version.py"
+            )
+            if version is None or version.loader is None:
+                continue
+            module = importlib.util.module_from_spec(version)
+            try:
+                version.loader.exec_module(module)
+                return str(module.__version__), module.cuda
+            except (OSError, SyntaxError, ImportError, AttributeError):
+                break  # an unusual build: ask torch itself
+    import torch
+
+    return str(torch.__version__), torch.version.cuda
+
+
 def fingerprint() -> dict[str, Any]:
     """This machine, as far as DataLoader tuning cares."""
     import psutil
-    import torch
 
+    torch_version, cuda = torch_build()
     gpu_model, gpu_count, driver = _gpus()
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None and gpu_count:
@@ -77,8 +105,8 @@ def fingerprint() -> dict[str, Any]:
         "gpu_model": gpu_model if gpu_count else None,
         "gpu_count": gpu_count,
         "driver": driver,
-        "torch": torch.__version__.split("+")[0],
-        "cuda": torch.version.cuda,
+        "torch": torch_version.split("+")[0],
+        "cuda": cuda,
         "platform": platform.system().lower(),
     }
     fp["id"] = fingerprint_id(fp)

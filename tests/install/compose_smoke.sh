@@ -101,11 +101,16 @@ compose build -q migrate >/dev/null
 step "images built (autotune from its wheel, PostgreSQL $(docker run --rm --entrypoint postgres "$AUTOTUNE_POSTGRES_IMAGE" --version | awk '{print $3}'))"
 
 # --- up: postgres, migrate, api -----------------------------------------------------------------
+# get METHOD URL [JSON-BODY [TOKEN]]: prints the status and the JSON answer on one line.
 get() { "$PYTHON" - "$@" <<'PY'
 import json, sys, urllib.error, urllib.request
-method, url = sys.argv[1], sys.argv[2]
+method, url, body, token = (sys.argv[1:] + ["", ""])[:4]
+headers = {"Content-Type": "application/json"} if body else {}
+if token:
+    headers["Authorization"] = f"Bearer {token}"
+request = urllib.request.Request(url, body.encode() or None, headers, method=method)
 try:
-    with urllib.request.urlopen(urllib.request.Request(url, method=method), timeout=10) as r:
+    with urllib.request.urlopen(request, timeout=10) as r:
         print(r.status, json.dumps(json.load(r)))
 except urllib.error.HTTPError as e:
     print(e.code, "{}")
@@ -169,6 +174,10 @@ say "best from the host: $recommended, ${speedup}x the script as written"
 # The example waits on I/O for every sample: the workers' search must find more loader workers.
 "$PYTHON" -c "import sys; sys.exit(not float('$speedup') > 2)" || die "the search found ${speedup}x, not the latency-bound example's speedup"
 
+# A write with the token goes through: the API got it from the compose file's environment.
+read -r code _ < <(get PUT "$API/studies/$AUTOTUNE_STUDY/note" '{"note": "smoke"}' "$AUTOTUNE_API_TOKEN")
+[ "$code" = 200 ] || die "a write with the token answered $code"
+
 # --- down, and the study survives a restart -----------------------------------------------------
 compose down
 [ -z "$(project_containers)" ] || die "containers left after down: $(project_containers)"
@@ -178,6 +187,9 @@ wait_api
 read -r code best < <(get GET "$API/studies/$AUTOTUNE_STUDY/best")
 again="$("$PYTHON" -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1])["config"], sort_keys=True))' "$best")"
 [ "$again" = "$recommended" ] || die "after a restart the best is $again, was $recommended"
+read -r code study < <(get GET "$API/studies/$AUTOTUNE_STUDY")
+"$PYTHON" -c 'import json, sys; sys.exit(json.loads(sys.argv[1]).get("note") != "smoke")' "$study" \
+  || die "the study's note did not survive the restart"
 step "restarted: the study is still there"
 compose down -v
 [ -z "$(project_containers)" ] || die "containers left after down -v"
