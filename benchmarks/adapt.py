@@ -19,11 +19,14 @@ machine's run-to-run swing, so it is read off the median of the pairs' ratios.
 --overhead-repeats N: the same cost taken apart: the seconds --adapt adds to a 10-second
 model-bound run that settles inside (N interleaved pairs; what any run pays once), and the
 microseconds per batch of the switchable loader against the plain one (in this process).
+--steady-repeats N: N interleaved pairs of the model-bound example, as written and with
+--adapt, compared epoch by epoch once the search has settled (whole runs swing too much).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -157,6 +160,46 @@ def fixed_cost(repeats: int, db: str) -> dict[str, Any]:
     }
 
 
+def steady_cost(repeats: int, db: str) -> dict[str, Any]:
+    """Whether a settled run trains slower than the script as written: the median epoch time
+    after the third epoch of model_bound `--epochs 10`, as written and with --adapt,
+    interleaved. Whole-run times swing by far more than the cost sought; epoch times after
+    the search has settled show what the run pays per second of training."""
+    script, args = str(EXAMPLES / "model_bound.py"), RUNS["model_bound"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}  # each epoch's line stamped as it is printed
+
+    def epochs(cmd: list[str]) -> tuple[float, float]:
+        t0, stamps = time.perf_counter(), []
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True)  # fmt: skip
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("epoch"):
+                stamps.append(time.perf_counter())
+        proc.wait()
+        steady = [b - a for a, b in itertools.pairwise(stamps[2:])]
+        return stamps[0] - t0, statistics.median(steady)
+
+    rows = []
+    for r in range(repeats):
+        written = epochs([sys.executable, script, *args])
+        adapted = epochs([*CLI, "run", script, "--adapt", "--storage", db, "--study",
+                          f"steady-{r}", "--", *args])  # fmt: skip
+        row = {"written_first_epoch_s": written[0], "written_epoch_s": written[1],
+               "adapt_first_epoch_s": adapted[0], "adapt_epoch_s": adapted[1]}  # fmt: skip
+        rows.append(row)
+        print(json.dumps({"steady_pair": r, **row}), flush=True)
+    med = {k: statistics.median(row[k] for row in rows) for k in rows[0]}
+    return {
+        "example": "model_bound",
+        "args": args,
+        "pairs": repeats,
+        **{f"{k}_median": v for k, v in med.items()},
+        "settled_epoch_ratio": med["adapt_epoch_s"] / med["written_epoch_s"],
+        "pairs_raw": rows,
+    }
+
+
 def per_batch_cost(batches: int = 3000, repeats: int = 5) -> dict[str, Any]:
     """Microseconds a batch costs through the switchable loader against the plain one (0
     workers, a trivial dataset: the loader's own cost is all there is)."""
@@ -194,6 +237,7 @@ def main() -> None:
     parser.add_argument("--out", default="")
     parser.add_argument("--cost-repeats", type=int, default=0)
     parser.add_argument("--overhead-repeats", type=int, default=0)
+    parser.add_argument("--steady-repeats", type=int, default=0)
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n]
     rows: list[dict[str, Any]] = []
@@ -213,6 +257,11 @@ def main() -> None:
         fixed = (
             fixed_cost(args.overhead_repeats, f"sqlite:///{Path(tmp) / 'fixed.db'}")
             if args.overhead_repeats
+            else None
+        )
+        steady = (
+            steady_cost(args.steady_repeats, f"sqlite:///{Path(tmp) / 'steady.db'}")
+            if args.steady_repeats
             else None
         )
     summary = []
@@ -247,6 +296,7 @@ def main() -> None:
         "summary": summary,
         "model_bound_cost": model_cost,
         "fixed_cost": fixed,
+        "steady_cost": steady,
         "per_batch": per_batch_cost() if args.overhead_repeats else None,
         "runs": rows,
     }
