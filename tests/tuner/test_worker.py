@@ -27,6 +27,7 @@ from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 from tests.store.factory import close_storages, hardware, pg_database, storage_for
 
 TRIALS = 4
+GRACE_S = 4  # a trial whose heartbeat is older than this is failed and retried
 FAST = ["--warmup", "0.2", "--window", "0.25", "--windows", "3", "--trial-timeout", "60"]
 FAST += ["--trials", str(TRIALS)]
 
@@ -49,7 +50,7 @@ def _env(mark: str) -> dict[str, str]:
         **os.environ,
         MARK_ENV: mark,
         "AUTOTUNE_HEARTBEAT_S": "1",
-        "AUTOTUNE_GRACE_S": "4",
+        "AUTOTUNE_GRACE_S": str(GRACE_S),
     }
 
 
@@ -189,9 +190,14 @@ def test_sqlite_tuner_killed_and_started_again(tmp_path: Path) -> None:
         if tuner.poll() is None:
             tuner.kill()
             tuner.wait()
+    killed_at = time.monotonic()
     # The orphaned probe notices its runner is gone and takes its DataLoader workers along.
     assert_no_orphans(mark, wait_s=5)
     before = [t for t in _trials(url, name) if t.state == TrialState.COMPLETE]
+    # Start again once the killed trial's last heartbeat (at the latest, the kill) is older
+    # than the grace: from then on it is stale, whatever the machine's load. A start within
+    # the grace retries it only if the new run lasts beyond it (a known gap).
+    time.sleep(max(0.0, killed_at + GRACE_S + 0.5 - time.monotonic()))
     again = subprocess.run(cmd, env=_env(mark), capture_output=True, text=True, timeout=150)
     assert again.returncode == 0, again.stderr
     assert_no_orphans(mark)
