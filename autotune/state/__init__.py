@@ -1,6 +1,13 @@
 """What a study remembers, typed: the one home of everything kept on Optuna's studies and
-trials. Nothing else reads or writes their user attributes."""
+trials. Nothing else reads or writes their user attributes, and nothing else touches an
+Optuna private (``_optuna``)."""
 
+from autotune.state._optuna import (
+    heartbeat_thread,
+    optuna_study_id,
+    optuna_trial_id,
+    queued_params,
+)
 from autotune.state._records import (
     Ceiling,
     Confirmation,
@@ -61,6 +68,7 @@ __all__ = [
     "cap_workers",
     "counted",
     "enqueue",
+    "heartbeat_thread",
     "identify",
     "load",
     "mark_duplicate",
@@ -68,6 +76,9 @@ __all__ = [
     "measured",
     "new_identity",
     "new_trial",
+    "optuna_study_id",
+    "optuna_trial_id",
+    "queued_params",
     "record_of",
     "role",
     "save_ceiling",

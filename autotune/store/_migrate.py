@@ -1,10 +1,11 @@
 """Schema upgrades: Optuna's tables through Optuna, ours through Alembic in autotune.migrations
-(the checkout's top-level migrations/, shipped inside the package)."""
+(the checkout's top-level migrations/, shipped inside the package). Every step runs under the
+database's schema lock (``_engine.schema_lock``), so processes that start together on an empty
+or older database upgrade it once, one after the other."""
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -17,14 +18,13 @@ from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 
 from autotune._words import first_line
-from autotune.store._engine import engine_for
+from autotune.store._engine import engine_for, schema_lock
 from autotune.store._storage import open_storage
 from autotune.store._tables import VERSION_TABLE
 from autotune.store._url import StorageError, safe_url, storage_url
 
 MIGRATIONS_PACKAGE = "autotune.migrations"
 _upgraded: set[str] = set()
-_lock = threading.Lock()
 _MISSING = (
     f"autotune's migrations ({MIGRATIONS_PACKAGE}) are missing from this installation; "
     "reinstall autotune (`pip install autotune-*.whl` or `pip install -e .`)"
@@ -94,7 +94,8 @@ def _migrate(url: str | None, revision: str, step: Callable[[Config, str], None]
     # Alembic narrates every step at INFO; a CLI user needs only the outcome.
     logging.getLogger("alembic").setLevel(logging.WARNING)
     try:
-        with engine_for(resolved).begin() as conn:
+        # Locked outside the transaction, so the next process reads the revision committed.
+        with schema_lock(resolved), engine_for(resolved).begin() as conn:
             cfg.attributes["connection"] = conn
             step(cfg, revision)
     except CommandError:
@@ -110,32 +111,33 @@ def _migrate(url: str | None, revision: str, step: Callable[[Config, str], None]
 def upgrade(url: str | None = None) -> str:
     """Bring Optuna's schema and ours to the newest version; returns our revision."""
     resolved = storage_url(url)
-    storage = open_storage(resolved, skip_compatibility_check=True)
-    try:
-        # Only when needed: Optuna's Alembic env reconfigures logging for the whole process.
-        if storage.get_current_version() != storage.get_head_version():
-            storage.upgrade()
-    except Exception as exc:  # Optuna raises its own and driver errors alike
-        raise StorageError(
-            f"cannot upgrade Optuna's tables in {safe_url(resolved)}: {exc}"
-        ) from None
-    finally:
-        storage.remove_session()
-        storage.engine.dispose()
-    upgrade_autotune(resolved)
+    with schema_lock(resolved):
+        storage = open_storage(resolved, skip_compatibility_check=True)
+        try:
+            # Only when needed: Optuna's Alembic env reconfigures logging for the whole process.
+            if storage.get_current_version() != storage.get_head_version():
+                storage.upgrade()
+        except Exception as exc:  # Optuna raises its own and driver errors alike
+            raise StorageError(
+                f"cannot upgrade Optuna's tables in {safe_url(resolved)}: {exc}"
+            ) from None
+        finally:
+            storage.remove_session()
+            storage.engine.dispose()
+        upgrade_autotune(resolved)
     _upgraded.add(resolved)
     return head_revision()
 
 
 def ensure_schema(url: str) -> None:
-    """Our tables at head, checked once per process and URL: cheap enough before every sync."""
+    """Our tables at head, checked once per process and URL: cheap enough before every sync.
+    Another process may be upgrading at the same moment: the upgrade waits for its turn at the
+    schema lock, and Alembic then finds the revision that process committed."""
     if url in _upgraded:
         return
-    with _lock:
-        if url not in _upgraded:
-            if current_revision(url) != head_revision():
-                upgrade_autotune(url)
-            _upgraded.add(url)
+    if current_revision(url) != head_revision():
+        upgrade_autotune(url)
+    _upgraded.add(url)
 
 
 def autogenerate(message: str, scratch_url: str) -> None:

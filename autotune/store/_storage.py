@@ -10,6 +10,7 @@ import optuna
 import sqlalchemy
 
 from autotune._words import first_line
+from autotune.store._engine import schema_lock
 from autotune.store._url import (
     SQLITE_BUSY_TIMEOUT_S,
     StorageError,
@@ -49,9 +50,13 @@ def open_storage(url: str | None = None, **rdb_kwargs: object) -> optuna.storage
     resolved = storage_url(url)
     parsed = parse_url(resolved)
     try:
-        if is_sqlite(parsed):
-            prepare_sqlite(parsed)
-        with warnings.catch_warnings():
+        # Optuna creates its tables, then its version rows, each step checking first, and a
+        # new SQLite file is switched to WAL, which two connections cannot do at once (the
+        # loser gets "database is locked" at once, busy timeout or not): processes opening an
+        # empty database together take turns, and the later ones find everything in place.
+        with schema_lock(resolved), warnings.catch_warnings():
+            if is_sqlite(parsed):
+                prepare_sqlite(parsed)
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             return optuna.storages.RDBStorage(
                 resolved,

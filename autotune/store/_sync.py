@@ -111,7 +111,7 @@ def _trial_row(trial: FrozenTrial) -> dict[str, Any]:
     row: dict[str, Any] = {k: result.get(k) for k in RESULT_COLUMNS}
     row.update(
         number=trial.number,
-        optuna_trial_id=trial._trial_id,
+        optuna_trial_id=state.optuna_trial_id(trial),
         state=trial.state.name.lower(),
         role=record.role,
         status=record.status,
@@ -205,7 +205,7 @@ def _sync(conn: Connection, study: optuna.Study, url: str, answer: Answer) -> No
     script_id = _script_id(conn, identity.script, identity.args)
     rec, counts = answer.recommended, answer.trials
     row = {
-        "optuna_study_id": study._study_id,
+        "optuna_study_id": state.optuna_study_id(study),
         "script_id": script_id,
         "host_id": host_id,
         "state": _state(answer, all_trials),

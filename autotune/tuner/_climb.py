@@ -63,7 +63,7 @@ def _untried(study: optuna.Study, wanted: LoaderConfig) -> bool:
     """No trial ran (or waits) with ``wanted``."""
     for t in study.get_trials(deepcopy=False):
         # A queued trial holds its settings as fixed params until it runs.
-        params = t.params or t.system_attrs.get("fixed_params")
+        params = t.params or state.queued_params(t)
         if params and LoaderConfig.from_dict(params).merged_over(wanted) == wanted:
             return False
     return True

@@ -1,7 +1,8 @@
 """Heartbeats for trials we ask for ourselves, so a killed process's trial is failed and retried.
 
 Optuna records heartbeats only inside ``study.optimize``; the tuner uses ask/tell, so it
-starts the same heartbeat thread around each probe and fails stale trials before each ask.
+starts the same heartbeat thread around each probe (through ``autotune.state``, the one place
+that touches Optuna's privates) and fails stale trials before each ask.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import optuna
-from optuna.storages._heartbeat import get_heartbeat_thread
+
+from autotune import state
 
 
 @contextmanager
 def heartbeat(study: optuna.Study, trial: optuna.Trial) -> Iterator[None]:
     """Record ``trial``'s heartbeat while the block runs (nothing where heartbeats are off)."""
-    with get_heartbeat_thread(trial._trial_id, study._storage):
+    with state.heartbeat_thread(study, trial):
         yield
 
 

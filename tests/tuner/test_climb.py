@@ -6,6 +6,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune.contract import LoaderConfig, ProbeResult
+from autotune.state import queued_params
 from autotune.tuner._climb import back_off, climb, searched_around_best
 from autotune.tuner._records import frozen_from_result
 from autotune.tuner._space import SearchSpace
@@ -47,7 +48,7 @@ def _add(
 
 def _queued(study: optuna.Study) -> list[int]:
     waiting = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
-    return [t.system_attrs["fixed_params"]["num_workers"] for t in waiting]
+    return [queued_params(t)["num_workers"] for t in waiting]
 
 
 def test_the_best_queues_half_its_workers_first_then_half_again_as_many() -> None:
@@ -66,8 +67,8 @@ def _queued_configs(study: optuna.Study) -> list[tuple[int, int]]:
     waiting = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
     return [
         (
-            t.system_attrs["fixed_params"]["num_workers"],
-            t.system_attrs["fixed_params"]["prefetch_factor"],
+            queued_params(t)["num_workers"],
+            queued_params(t)["prefetch_factor"],
         )
         for t in waiting
     ]
@@ -179,7 +180,7 @@ def test_a_failure_far_above_the_script_as_written_retries_on_the_log_scale() ->
 def _run_queued(study: optuna.Study, rate: float, **kwargs: float) -> None:
     """The queued trial ran: measured at ``rate``, with the wait and CPU given."""
     (waiting,) = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
-    params = waiting.system_attrs["fixed_params"]
+    params = queued_params(waiting)
     trial = study.ask()
     study.tell(trial, state=TrialState.FAIL)  # the queue slot; the result is added whole
     _add(study, params["num_workers"], rate, prefetch=params.get("prefetch_factor", 2), **kwargs)

@@ -66,7 +66,7 @@ def test_a_dead_workers_trial_does_not_hold_the_last_slot(tmp_path: Path) -> Non
     with warnings.catch_warnings():  # heartbeats with ask/tell, as the tuner uses them
         warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed")
         dead = study.ask({"w": IntDistribution(0, 8)})
-    storage.record_heartbeat(dead._trial_id)  # then its process dies: no more beats
+    storage.record_heartbeat(state.optuna_trial_id(dead))  # then its process dies: no more beats
     deadline = time.monotonic() + 30
     while True:
         with gate.turn() as may_start:
