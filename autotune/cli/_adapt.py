@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autotune.cli._common import err, fail, storage
+from autotune.cli._common import err, fail, literal, say, storage
 from autotune.cli._probe import ProgressReporter, _host_budget, describe_config
 from autotune.contract import LoaderConfig, ProbeSettings
 from autotune.hardware import fingerprint
@@ -50,7 +50,9 @@ def run_adapting(
     )
     # The training starts first: Optuna, the store and the study are imported and opened
     # while it imports and warms up, not before it. Should they fail, the run is stopped
-    # with the error.
+    # with the error. Ctrl-C is the training's, as without autotune: the search stops with
+    # the segments measured so far, and the command ends when the training does, with its
+    # exit status.
     with LiveRun(target, settings) as live:
         from autotune.store import safe_url, sync_study
         from autotune.tuner import (
@@ -74,8 +76,14 @@ def run_adapting(
         study = opened.study
         where = f"seeded from study {seed[0]!r}" if seed else "seeded from the run's own figures"
         err.print(
-            f"autotune: training {script} once, tuning its loader as it runs ({where}); "
-            f"segments recorded in study [bold]{study.study_name}[/] in {safe_url(url)}",
+            say(
+                "autotune: training ",
+                literal(script),
+                f" once, tuning its loader as it runs ({where}); segments recorded in study ",
+                (study.study_name, "bold"),
+                " in ",
+                literal(safe_url(url)),
+            ),
             soft_wrap=True,
             highlight=False,
         )
@@ -92,6 +100,10 @@ def run_adapting(
                 seed=seed[1] if seed else None,
             )
             if not live.ended:
+                if adapted.outcome.interrupted:
+                    # Ctrl-C stopped the search, and the training, which had it too, goes on
+                    # (it caught KeyboardInterrupt): with the best settings so far.
+                    live.settle(adapted.settled)
                 reporter.note(
                     f"autotune: {adapted.outcome.stop_reason}; settled on "
                     f"{describe_config(adapted.settled)} for the rest of the run"

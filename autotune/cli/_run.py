@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import typer
 
 from autotune.cli._adapt import run_adapting
 from autotune.cli._common import STORAGE_HELP, check_script, err, fail, study
-from autotune.contract import CONFIG_ENV, LoaderConfig, TrialConfig
+from autotune.contract import LoaderConfig, ProbeSettings
+from autotune.runner import LiveRun, Target
 
 
 def run(
@@ -99,21 +96,10 @@ def run(
     err.print(
         f"autotune: running {script} with {config.to_dict()}", soft_wrap=True, highlight=False
     )
-    env = dict(os.environ)
-    if config.device == "cpu":
-        env["CUDA_VISIBLE_DEVICES"] = ""
-    with tempfile.TemporaryDirectory(prefix="autotune-run-") as tmp:
-        path = Path(tmp) / "config.json"
-        path.write_text(TrialConfig(loader=config, mode="run").to_json())
-        env[CONFIG_ENV] = str(path)
-        ranks = nproc_per_node or answer.nproc_per_node
-        cmd = [sys.executable, "-m", "autotune.probe", str(script), *ctx.args]
-        if ranks > 1:
-            # torchrun starts the ranks; each runs the script under the probe in run mode.
-            launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
-            cmd = [*launcher, f"--nproc-per-node={ranks}", *cmd[1:]]
-        try:
-            code = subprocess.call(cmd, env=env)
-        except KeyboardInterrupt:
-            code = 130
+    ranks = nproc_per_node or answer.nproc_per_node
+    target = Target(str(script), tuple(ctx.args), nproc_per_node=ranks)
+    # One lifecycle with --adapt and the probes: Ctrl-C is the training's, as without
+    # autotune (it is never killed for it), and nothing it started outlives it.
+    with LiveRun(target, ProbeSettings(), loader=config, mode="run") as live:
+        code = live.wait()
     raise typer.Exit(code)

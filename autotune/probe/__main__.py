@@ -5,9 +5,11 @@ from autotune.contract import RUNNER_PID_ENV
 
 
 def _die_with_runner() -> None:
-    # The runner starts each probe as a session leader. Until the sampler thread runs (after
-    # torch is imported, seconds on a loaded machine) nothing else would stop a probe whose
-    # runner was SIGKILLed, so ask the kernel to do it.
+    # The runner starts each probe as a session leader; should the runner be SIGKILLed, the
+    # kernel ends this process at once. Only this one: the signal is cleared by fork, so the
+    # DataLoader workers never have it, and those the runner's watcher ends
+    # (autotune/runner/_lifecycle.py). A live run is not a session leader: it outlives the
+    # runner, as the user's training must.
     if os.getsid(0) != os.getpid() or not sys.platform.startswith("linux"):
         return
     import ctypes

@@ -283,7 +283,9 @@ class ProbeSession:
         except SystemExit as exc:
             exit_code, status, reason = failure.from_exit(exc.code)
             ended_itself = exit_code == 0
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            if lead is None:  # the user's real training (`autotune run`): as Python shows it
+                _print_from_script(exc, script_path)
             status, reason, exit_code = "interrupted", "interrupted", 130
         except BaseException as exc:
             traceback.print_exc()
@@ -328,6 +330,14 @@ class ProbeSession:
         phase = self._current_batches()
         if phase is not None:
             phase.script_ended()
+
+
+def _print_from_script(exc: BaseException, script_path: str) -> None:
+    """The traceback Python prints for an uncaught exception: from the script's frame."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != script_path:
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
 
 
 def main(argv: list[str]) -> int:

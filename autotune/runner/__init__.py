@@ -1,4 +1,5 @@
-"""Runs probes: one subprocess per trial, whole process tree killed when it ends."""
+"""Runs probes (one subprocess per trial) and live runs (the user's training): each process
+tree is ended whole on every way out, and by its watcher should autotune itself be killed."""
 
 from autotune.runner._base import BaseRunner, Target, WindowCallback
 from autotune.runner._live import LiveRun, LiveRunner

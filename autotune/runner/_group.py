@@ -1,7 +1,9 @@
 """The processes of one probe: one for a script alone, one per rank for torchrun-style ranks.
 
 Each is started in its own session, so its process group holds it and every DataLoader
-worker it forks, and every group is killed whole on every way out.
+worker it forks. They are one ``ProcessTree`` (``_lifecycle.py``, which the live run uses
+too): ended whole on every way out, anything that left its group included, and by the
+tree's watcher should autotune itself be killed.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -18,7 +19,8 @@ from pathlib import Path
 
 from autotune.contract import CONFIG_ENV, FAILED_STATUSES, RUNNER_PID_ENV, TrialConfig
 from autotune.runner._base import Target, WindowCallback
-from autotune.runner._process import Progress, kill_group
+from autotune.runner._lifecycle import ProcessTree
+from autotune.runner._process import Progress
 
 # After SIGTERM, how long the probes may unwind (the script's `finally` blocks) before SIGKILL.
 TERM_GRACE_S = 3.0
@@ -83,15 +85,10 @@ class Member:
     def running(self) -> bool:
         return self.proc.poll() is None
 
-    def start(self, cmd: Sequence[str]) -> None:
+    def start(self, cmd: Sequence[str], tree: ProcessTree) -> None:
         with self.log_path.open("wb") as log:
-            self._proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=self.env,
-                start_new_session=True,
+            self._proc = tree.start(
+                cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
             )
 
     def failed(self) -> bool:
@@ -122,13 +119,16 @@ class ProcessGroup:
     them, streams their windows (window ``i`` is the sum of every member's window ``i``, sent
     once each has closed it), and stops at the first of: pruning, every member exited or
     reporting its result final, the timeout, and where asked, a member failing or every
-    result written ``exit_grace_s`` ago. Every group is killed before ``run`` returns or
+    result written ``exit_grace_s`` ago. The whole tree is killed before ``run`` returns or
     raises.
     """
 
-    def __init__(self, cmd: Sequence[str], *, poll_s: float = 0.05) -> None:
+    def __init__(
+        self, cmd: Sequence[str], *, poll_s: float = 0.05, folder: Path | None = None
+    ) -> None:
         self.cmd = list(cmd)
         self.poll_s = poll_s
+        self.folder = folder  # the probe's files: removed by the watcher if autotune dies
         self.members: list[Member] = []
         self._reported = 0
 
@@ -163,18 +163,19 @@ class ProcessGroup:
         if not self.members:
             raise ValueError("a process group needs at least one member")
         started = time.monotonic()
-        try:
-            for member in self.members:
-                member.start(self.cmd)
-            ending = self._watch(started, timeout_s, on_window, fail_fast, exit_grace_s)
-            if not self._all_done() and any(m.running for m in self.members):
-                self._terminate()
-        finally:
-            live = [m for m in self.members if m.started]
-            for member in live:
-                kill_group(member.proc.pid)  # workers that outlived their probe, or all of it
-            for member in live:
-                member.proc.wait()
+        with ProcessTree(own_sessions=True, folder=self.folder) as tree:
+            try:
+                for member in self.members:
+                    member.start(self.cmd, tree)
+                ending = self._watch(started, timeout_s, on_window, fail_fast, exit_grace_s)
+                if not self._all_done() and any(m.running for m in self.members):
+                    # SIGTERM first, so the scripts' `finally` blocks run.
+                    tree.terminate(TERM_GRACE_S)
+            finally:
+                tree.kill()  # workers that outlived their probe, or all of it
+                for member in self.members:
+                    if member.started:
+                        member.proc.wait()
         for index, value in self._windows():
             if on_window is not None and not ending.pruned:
                 on_window(index, value)  # windows that landed as the probes exited
@@ -234,12 +235,3 @@ class ProcessGroup:
 
     def _first_failed(self) -> int | None:
         return next((i for i, m in enumerate(self.members) if m.failed()), None)
-
-    def _terminate(self) -> None:
-        """SIGTERM first, so the scripts' `finally` blocks run, then what is left is killed."""
-        for member in self.members:
-            kill_group(member.proc.pid, signal.SIGTERM)
-        deadline = time.monotonic() + TERM_GRACE_S
-        for member in self.members:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                member.proc.wait(timeout=max(0.0, deadline - time.monotonic()))

@@ -1,10 +1,15 @@
-"""`autotune run --adapt`: the user's script trained once, its loader's segments as trials.
+"""`autotune run`: the user's script trained once, with --adapt its loader's segments as trials.
 
 ``LiveRun`` starts the script under the probe in mode "adapt" (``probe/_adapt.py``) and
-exchanges files with it; ``LiveRunner`` is the runner the search drives: each ``run`` is one
-segment of that same process (segment 0, the script as written, starts by itself), so the
-tuner's loop, stop rules and records work unchanged. The script's output goes to the
-terminal: this is the user's real training.
+exchanges files with it, or in mode "run" with settings already chosen; ``LiveRunner`` is
+the runner the search drives: each ``run`` is one segment of that same process (segment 0,
+the script as written, starts by itself), so the tuner's loop, stop rules and records work
+unchanged. The script's output goes to the terminal: this is the user's real training.
+
+Its processes are one ``ProcessTree`` (``_lifecycle.py``), as a probe's are, with two
+differences: the training stays in autotune's process group, so that a terminal's Ctrl-C
+reaches it as it would without autotune; and should autotune die, the training runs to its
+end (the tree's watcher then ends what is left of it and removes the run's folder).
 """
 
 from __future__ import annotations
@@ -12,16 +17,16 @@ from __future__ import annotations
 import json
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from autotune.contract import (
     CONFIG_ENV,
+    RUNNER_PID_ENV,
     AdaptOrder,
     LoaderConfig,
     ProbeResult,
@@ -34,33 +39,77 @@ from autotune.contract import (
     write_whole,
 )
 from autotune.runner._base import BaseRunner, Target, WindowCallback
-from autotune.runner._group import probe_command, probe_env
+from autotune.runner._group import TERM_GRACE_S, probe_command, probe_env
+from autotune.runner._lifecycle import Interrupts, ProcessTree, exit_status
 from autotune.runner._process import Progress
+
+# After Ctrl-C, how long the training may take to end (and report the segment it ended
+# inside) before the search stops without it: a script may catch KeyboardInterrupt and go on.
+INTERRUPT_GRACE_S = 10.0
+# The order the run follows should autotune die: its own settings to the end, as when the
+# search fails (a failure of autotune's must never cost the user's run).
+_OWN_SETTINGS = AdaptOrder(LoaderConfig(), settle=True).to_json()
+
+
+def live_command(python: str, target: Target, mode: Literal["adapt", "run"]) -> list[str]:
+    """The training under the probe; several ranks are started by torchrun (mode "run")."""
+    cmd = probe_command(python, target)
+    if mode == "run" and target.nproc_per_node > 1:
+        launcher = [python, "-m", "torch.distributed.run", "--standalone"]
+        return [*launcher, f"--nproc-per-node={target.nproc_per_node}", *cmd[1:]]
+    return cmd
 
 
 class LiveRun:
-    """The one training process of an adaptive run, and the files it shares with the search."""
+    """The one training process of a live run, and the files it shares with the search.
+
+    Leaving the context waits for the training to end; on an error (the search's, not the
+    training's) its whole tree is ended instead, DataLoader workers included. Either way the
+    run's folder is removed only once nothing of the tree runs. Ctrl-C is the training's:
+    autotune notes it (``interrupted``) and stops asking for segments, never kills it.
+    """
 
     def __init__(
         self,
         target: Target,
         settings: ProbeSettings,
         *,
+        loader: LoaderConfig | None = None,
+        mode: Literal["adapt", "run"] = "adapt",
         python: str = sys.executable,
         poll_s: float = 0.05,
         stdout: IO[str] | None = None,
     ) -> None:
         self.target = target
         self.poll_s = poll_s
-        self.dir = Path(tempfile.mkdtemp(prefix="autotune-adapt-"))
-        config = TrialConfig(settings=settings, mode="adapt", exchange_dir=str(self.dir))
+        self.dir = Path(tempfile.mkdtemp(prefix=f"autotune-{mode}-"))
+        config = TrialConfig(
+            loader=loader or LoaderConfig(),
+            settings=settings,
+            mode=mode,
+            exchange_dir=str(self.dir) if mode == "adapt" else "",
+        )
         (self.dir / "config.json").write_text(config.to_json(), encoding="utf-8")
         env = {**probe_env(target, config), CONFIG_ENV: str(self.dir / "config.json")}
-        # The same process group as this one: Ctrl-C reaches the training as it would
-        # without autotune, and the script's output is the user's to see.
-        self.proc = subprocess.Popen(probe_command(python, target), env=env, stdout=stdout)
+        # The user's training outlives autotune, and under torchrun its ranks' parent is the
+        # launcher: a probe's "die with the runner" check would end every rank at its start.
+        env.pop(RUNNER_PID_ENV, None)
+        self.interrupts = Interrupts(self._alone)
         self._finishing = False  # the run reported the segment it ended inside
         self._last_order = 0  # the index of the newest order written
+        try:
+            self._tree = ProcessTree(own_sessions=False, outlive=True, folder=self.dir)
+        except BaseException:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise
+        try:
+            self.interrupts.__enter__()
+            self.proc = self._tree.start(live_command(python, target, mode), env=env, stdout=stdout)
+        except BaseException:
+            self._close()
+            raise
+        if mode == "adapt":
+            self._tree.will([adapt_order_path(self.dir, 1)], _OWN_SETTINGS)
 
     def __enter__(self) -> LiveRun:
         return self
@@ -72,16 +121,42 @@ class LiveRun:
         tb: TracebackType | None,
     ) -> None:
         try:
-            if self.proc.poll() is None and kind is not None:
-                if not issubclass(kind, KeyboardInterrupt):
-                    self.proc.terminate()  # the search failed: the run must not outlive it
-                self.proc.wait()
+            if kind is None or issubclass(kind, KeyboardInterrupt):
+                self.proc.wait()  # the user's training ends by itself: it had any Ctrl-C too
+            else:
+                self._tree.terminate(TERM_GRACE_S)  # the search failed: the run must not outlive it
         finally:
+            self._close()
+
+    def _close(self) -> None:
+        """Once the training ended (or was ended): what it left is ended (workers stuck in
+        their exit, processes it started), then its folder goes, then the watcher."""
+        self.interrupts.alone = lambda: False  # a Ctrl-C now must not cut this short
+        try:
+            self._tree.kill()
+            if hasattr(self, "proc"):
+                self.proc.wait()
             shutil.rmtree(self.dir, ignore_errors=True)
+        finally:
+            self._tree.close()
+            self.interrupts.__exit__()
+
+    def _alone(self) -> bool:
+        proc = getattr(self, "proc", None)  # None: Ctrl-C before the training started
+        return proc is not None and self._tree.ended(proc)
 
     @property
     def ended(self) -> bool:
         return self._finishing or self.proc.poll() is not None
+
+    @property
+    def interrupted(self) -> bool:
+        """Ctrl-C (SIGINT) reached autotune while the training ran."""
+        return self.interrupts.at is not None
+
+    def pids(self) -> set[int]:
+        """Every live process of the training: its own, its workers', its children's."""
+        return self._tree.pids()
 
     def loader(self) -> dict[str, Any] | None:
         """What the run said of its training loader, once it found it."""
@@ -92,19 +167,29 @@ class LiveRun:
         return found
 
     def order(self, k: int, order: AdaptOrder) -> None:
-        write_whole(adapt_order_path(self.dir, k), order.to_json())
+        # Should autotune die while this order is half written, the run's own settings land
+        # where the run reads next; once it is written, after it.
+        path, after = adapt_order_path(self.dir, k), adapt_order_path(self.dir, k + 1)
+        self._tree.will([path, after], _OWN_SETTINGS)
+        write_whole(path, order.to_json())
         self._last_order = max(self._last_order, k)
+        self._tree.will([] if order.settle else [after], _OWN_SETTINGS)
 
     def keep_own_settings(self) -> None:
         """The search failed: the training goes on to its end with the script's own settings
         (a failure of autotune's must never end the user's run)."""
-        self.order(self._last_order + 1, AdaptOrder(LoaderConfig(), settle=True))
+        self.settle(LoaderConfig())
+
+    def settle(self, config: LoaderConfig) -> None:
+        """The training keeps ``config`` to its end, whatever segment it is in."""
+        self.order(self._last_order + 1, AdaptOrder(config, settle=True))
 
     def segment(
         self, k: int, timeout_s: float, on_window: WindowCallback | None = None
     ) -> ProbeResult:
         """Segment ``k``'s result once the run reports it; "pruned" when ``on_window`` says
-        so or it takes longer than ``timeout_s``, "ended_early" when the run ends first."""
+        so or it takes longer than ``timeout_s``, "ended_early" when the run ends first.
+        Raises KeyboardInterrupt when the run goes on ``INTERRUPT_GRACE_S`` after Ctrl-C."""
         path = adapt_segment_path(self.dir, k)
         progress = Progress(adapt_progress_path(self.dir, k))
         deadline = time.monotonic() + timeout_s
@@ -124,6 +209,9 @@ class LiveRun:
                     continue
                 why = "the training ended before this segment was measured"
                 return _cut(progress.windows, "ended_early", why)
+            at = self.interrupts.at
+            if at is not None and time.monotonic() - at > INTERRUPT_GRACE_S:
+                raise KeyboardInterrupt  # the training goes on after Ctrl-C: the search stops
             if time.monotonic() > deadline:
                 why = (
                     f"not measured within {timeout_s:.0f}s: the run did not iterate its "
@@ -133,7 +221,8 @@ class LiveRun:
             time.sleep(self.poll_s)
 
     def wait(self) -> int:
-        return self.proc.wait()
+        """The training's exit status, as a shell reports it (128 + N for signal N)."""
+        return exit_status(self.proc.wait())
 
 
 def _clearly_slower(windows: list[float]) -> str:
@@ -163,6 +252,8 @@ class LiveRunner(BaseRunner):
         on_window: WindowCallback | None = None,
     ) -> ProbeResult:
         k, self.segments = self.segments, self.segments + 1
+        if self.live.interrupted:
+            raise KeyboardInterrupt  # Ctrl-C: no setting is tried on the user's run after it
         if k > 0:
             self.live.order(k, AdaptOrder(config.loader))
         return self.live.segment(k, timeout_s, on_window)

@@ -29,7 +29,8 @@ class SubprocessRunner(BaseRunner):
         on_window: WindowCallback | None = None,
     ) -> ProbeResult:
         with tempfile.TemporaryDirectory(prefix="autotune-probe-") as tmp:
-            group = ProcessGroup(probe_command(self.python, target), poll_s=self.poll_s)
+            command = probe_command(self.python, target)
+            group = ProcessGroup(command, poll_s=self.poll_s, folder=Path(tmp))
             if target.nproc_per_node > 1:  # issue 11: torchrun-style ranks
                 return run_ranks(group, Path(tmp), target, config, timeout_s, on_window)
             probe = group.add(Path(tmp), config, probe_env(target, config))

@@ -3,23 +3,28 @@ progress lines as a probe does, then exit or hang."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from autotune.contract import TrialConfig
 from autotune.runner._group import Ending, ProcessGroup
-from tests.conftest import MARK_ENV, assert_no_orphans, marked_processes
+from tests.conftest import MARK_ENV, ROOT, assert_no_orphans, marked_processes
+from tests.runner.test_lifecycle import GONE_S, wait_for, wait_gone
 
 # A member: forks a child that ignores SIGTERM (a DataLoader worker that outlives its
 # parent), writes its windows (and its done line), then exits or hangs. "deaf": SIGTERM
-# is noted in a file beside its config and otherwise ignored.
+# is noted in a file beside its config and otherwise ignored. "detach": it also starts a
+# process in a session of its own, out of the member's process group.
 MEMBER = r"""
 import json, os, signal, subprocess, sys, time
 spec = json.loads(os.environ["MEMBER_SPEC"])
@@ -30,6 +35,9 @@ if spec.get("deaf"):
     signal.signal(signal.SIGTERM, lambda *_: open(noted, "w").close())
 subprocess.Popen([sys.executable, "-c",
     "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"])
+if spec.get("detach"):
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"],
+        start_new_session=True)
 if "result" in spec:
     open(config["result_path"], "w").write(json.dumps({"status": spec["result"]}))
 with open(config["progress_path"], "a") as fh:
@@ -41,6 +49,31 @@ if "exit" in spec:
     sys.exit(spec["exit"])
 time.sleep(600)
 """
+
+
+# A runner: one member that detaches a process, then hangs; "running" is touched at its
+# first window, once every process of its tree has started.
+RUNNER = r"""
+import json, os, sys
+from pathlib import Path
+from autotune.contract import TrialConfig
+from autotune.runner._group import ProcessGroup
+member, tmp = sys.argv[1], Path(sys.argv[2])
+group = ProcessGroup([sys.executable, "-c", member], poll_s=0.02)
+spec = {"windows": [1.0], "detach": True}
+group.add(tmp / "m0", TrialConfig(), {**os.environ, "MEMBER_SPEC": json.dumps(spec)})
+group.run(600, lambda i, v: bool((tmp / "running").touch()))
+"""
+
+
+def watchers() -> list[psutil.Process]:
+    """The lifecycle watchers this test process started and has not reaped."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if any(arg.endswith("_lifecycle.py") for arg in child.cmdline()):
+                found.append(child)
+    return found
 
 
 def _group(tmp_path: Path, mark: str, *specs: dict[str, Any]) -> ProcessGroup:
@@ -73,6 +106,7 @@ def test_windows_are_summed_and_pruning_kills_every_group(tmp_path: Path) -> Non
     assert [m.proc.returncode for m in group.members] == [-signal.SIGTERM, -signal.SIGKILL]
     assert (group.members[1].directory / "sigterm").exists()
     assert_no_orphans(mark)
+    assert not watchers()
 
 
 def test_a_hanging_member_times_out_and_every_group_is_killed(tmp_path: Path) -> None:
@@ -122,3 +156,38 @@ def test_every_result_written_ends_the_group_after_the_exit_grace(tmp_path: Path
     assert ending == Ending(wall_s=ending.wall_s)
     assert all(m.proc.returncode == -signal.SIGTERM for m in group.members)
     assert_no_orphans(mark)
+
+
+def test_a_process_that_left_the_group_is_ended_with_it_and_no_watcher_stays(
+    tmp_path: Path,
+) -> None:
+    mark = uuid.uuid4().hex
+    group = _group(tmp_path, mark, {"windows": [1.0], "done": 0, "detach": True})
+    ending = group.run(60)
+    assert not ending.timed_out
+    assert_no_orphans(mark, wait_s=1.0)
+    assert not watchers()
+
+
+def test_sigkill_of_the_runner_ends_every_process_of_its_probe(tmp_path: Path) -> None:
+    mark = uuid.uuid4().hex
+    env = {**os.environ, MARK_ENV: mark}
+    runner = subprocess.Popen(
+        [sys.executable, "-c", RUNNER, MEMBER, str(tmp_path)], env=env, cwd=ROOT
+    )
+    try:
+        wait_for("the member's first window", (tmp_path / "running").exists, 60)
+        tree = psutil.Process(runner.pid).children(recursive=True)
+        # the watcher, the member, its child in its group and the one that left it
+        assert len(tree) == 4, [p.cmdline() for p in tree]
+        os.kill(runner.pid, signal.SIGKILL)
+        runner.wait()
+        left = wait_gone(tree, GONE_S)
+        assert not left, [p.cmdline() for p in left]
+        assert_no_orphans(mark, wait_s=1.0)
+    finally:
+        runner.kill()
+        runner.wait()
+        for proc in marked_processes(mark):
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
