@@ -23,8 +23,26 @@ const autotune = (() => {
       if (items.length >= page.total || page.items.length === 0) return items;
     }
   }
-  const esc = (s) => String(s ?? "").replace(/[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  // Text from a script (reasons, output, names, paths) is shown as it is, never as markup.
+  // vis: control characters written out ("\x1b[31m"), as the terminal shows them; esc: that,
+  // escaped for innerHTML and for Plotly's text, which decodes numeric entities but not &quot;.
+  const vis = (s, lines = false) => String(s ?? "").replace(
+    lines ? /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g : /[\x00-\x1f\x7f-\x9f]/g,
+    (c) => ({ "\n": "\\n", "\t": "\\t", "\r": "\\r" })[c]
+      ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  const esc = (s, lines = false) => vis(s, lines).replace(/[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;" })[c]);
+  // Long text cut in the middle, as the terminal cuts it: its start says what failed, its
+  // end where ("(in DataLoader worker process 0)"). The whole is on the trial's page.
+  const clip = (s, n) => {
+    const t = String(s ?? ""), tail = Math.min(60, Math.floor(n / 3));
+    return t.length > n ? `${t.slice(0, n - tail)} … ${t.slice(-tail)}` : t;
+  };
+  // A word of a command to copy, quoted as Python's shlex.quote (and the CLI) quotes it.
+  const shq = (w) => (/^[\w@%+=:,./-]+$/.test(String(w)) ? String(w)
+    : `'${String(w).replace(/'/g, "'\"'\"'")}'`);
+  // Plotly draws a hover line as one line of SVG text, however long: break it every n characters.
+  const wrapped = (s, n) => (String(s).match(new RegExp(`[^]{1,${n}}`, "g")) || []).map((p) => esc(p)).join("<br>");
   const num = (v, digits = 0) => (v === null || v === undefined ? "–"
     : Number(v).toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }));
   const pct = (v) => (v === null || v === undefined ? "–" : `${(v * 100).toFixed(0)}%`);
@@ -41,7 +59,7 @@ const autotune = (() => {
     body.innerHTML = studies.map((s) => `<tr data-search="${esc(
       [s.name, s.script, s.host && s.host.description, s.host && s.host.fingerprint].join(" ").toLowerCase())}">
       <td><a href="/studies/${encodeURIComponent(s.name)}">${esc(s.name)}</a></td>
-      <td>${esc(s.script)} ${esc(s.args.join(" "))}</td>
+      <td class="text">${esc(s.script)} ${esc(s.args.join(" "))}</td>
       <td>${esc(s.host ? s.host.description : "")}</td>
       <td class="num">${s.trials.total}</td><td>${esc(s.state)}</td>
       <td class="num">${num(s.best_samples_per_s)}</td><td class="num">${times(s.speedup)}</td>
@@ -82,8 +100,8 @@ const autotune = (() => {
     }).join("");
     const ci = rec.ci95 ? ` (95% interval ${num(rec.ci95[0])}–${num(rec.ci95[1])})` : "";
     const script = [study.script, ...(study.args.length ? ["--", ...study.args] : [])];
-    const command = `autotune run ${script[0]} --study ${study.name} --storage ${storage}` +
-      (study.args.length ? ` -- ${study.args.join(" ")}` : "");
+    const command = ["autotune", "run", script[0], "--study", study.name, "--storage", storage,
+      ...(study.args.length ? ["--", ...study.args] : [])].map(shq).join(" ");
     return `<p><span class="big" id="speedup">${times(study.speedup)}</span> the script as written:
         ${num(rec.samples_per_s)} samples/s${ci} vs ${num(study.baseline_samples_per_s)}
         ${ceilingHtml(study)}.</p>
@@ -93,7 +111,7 @@ const autotune = (() => {
 
       <div class="rec" id="rec-settings"><b>setting</b><b>recommended</b><b>as written</b>${rows}</div>
       ${diagnosisHtml(study)}
-      <h3>Python</h3><pre id="snippet">${esc(best ? best.snippet : "")}</pre>
+      <h3>Python</h3><pre id="snippet">${esc(best ? best.snippet : "", true)}</pre>
       <button class="copy" data-copy="#snippet">Copy snippet</button>
       <h3>Train with it</h3><pre id="command">${esc(command)}</pre>
       <button class="copy" data-copy="#command">Copy command</button>`;
@@ -103,7 +121,7 @@ const autotune = (() => {
     const binding = study.binding_ceiling;
     const bound = binding === "transport" ? study.transport_ceiling_samples_per_s : study.ceiling_samples_per_s;
     if (!bound || !binding) return "";
-    return `; <span id="efficiency">${pct(study.efficiency)} of the ${binding} ceiling (${num(bound)} samples/s)</span>`;
+    return `; <span id="efficiency">${pct(study.efficiency)} of the ${esc(binding)} ceiling (${num(bound)} samples/s)</span>`;
   }
   function missingCeilingsHtml(study) {
     // A ceiling that failed says why: a bare "no ceiling" leaves the user guessing.
@@ -115,8 +133,16 @@ const autotune = (() => {
   function interferenceHtml(study) {
     // Only when another process disturbed some window: a quiet machine needs no warning.
     const i = study.interference;
-    if (!i || !i.disturbed_windows) return "";
-    return `<p class="notice" id="interference"><b>Interference:</b> ${esc(i.summary)}</p>`;
+    if (!i) return "";
+    // A ratio across two loads is no speedup: say why none is stated, whatever else was seen.
+    const comparison = i.comparison
+      ? `<p class="notice" id="comparison"><b>No speedup stated:</b> ${esc(i.comparison)}</p>`
+      : "";
+    if (!i.disturbed_windows) return comparison;
+    const condition = i.condition && (i.condition.kind === "loaded" || i.condition.kind === "changing")
+      ? ` Measured ${esc(i.condition.text)}.`
+      : "";
+    return `<p class="notice" id="interference"><b>Interference:</b> ${esc(i.summary)}${condition}</p>${comparison}`;
   }
   function memoryNote() {
     return `<p class="muted" id="memory-definition">Host memory of a trial is the proportional set size (PSS) of its
@@ -154,8 +180,8 @@ const autotune = (() => {
     const shapes = [];
     if (study.baseline_samples_per_s) shapes.push(hline(study.baseline_samples_per_s, "#888", "as written"));
     if (study.ceiling_samples_per_s) shapes.push(hline(study.ceiling_samples_per_s, "#c33", "ceiling"));
-    const hover = (t) => `#${t.number} ${t.state}<br>${PARAMS.filter((k) => t.config && t.config[k] !== null)
-      .map((k) => `${k}=${t.config[k]}`).join("<br>")}${t.reason ? `<br>${esc(t.reason)}` : ""}`;
+    const hover = (t) => `#${t.number} ${esc(t.state)}<br>${PARAMS.filter((k) => t.config && t.config[k] !== null)
+      .map((k) => `${k}=${esc(t.config[k])}`).join("<br>")}${t.reason ? `<br>${wrapped(clip(t.reason, 180), 60)}` : ""}`;
     const traces = [
       { name: "measured", mode: "markers", x: measured.map((t) => t.number), y: measured.map((t) => t.samples_per_s),
         text: measured.map(hover), hoverinfo: "text+y", marker: { size: 9, color: "#2a6fdb" } },
@@ -192,7 +218,7 @@ const autotune = (() => {
       groups.get(key).push(t);
     }
     const traces = [...groups.entries()].sort().map(([key, ts]) => ({
-      name: `${cKey}=${key}`, mode: "markers", marker: { size: 10 },
+      name: esc(`${cKey}=${key}`), mode: "markers", marker: { size: 10 },
       x: ts.map((t) => t.config[xKey] ?? "none"), y: ts.map((t) => t.samples_per_s),
       text: ts.map((t) => `#${t.number}`), hoverinfo: "text+x+y",
     }));
@@ -209,8 +235,10 @@ const autotune = (() => {
     ["data wait", (t) => t.data_wait_fraction, true, pct],
     ["step p50 ms", (t) => (t.step_p50_s === null ? null : t.step_p50_s * 1000), true, (v) => num(v, 1)],
     ["step p95 ms", (t) => (t.step_p95_s === null ? null : t.step_p95_s * 1000), true, (v) => num(v, 1)],
-    ["failure", (t) => [t.failure_class, t.reason].filter(Boolean).join(": ")],
+    ["failure", (t) => [t.failure_class, t.reason].filter(Boolean).join(": "), false, null, true],
   ];
+  // A reason in a table row: its start, the whole of it on hover and on the trial's page.
+  const TABLE_CHARS = 200;
 
   function trialsTable(name, trials, sort) {
     const table = $("#trials");
@@ -226,8 +254,9 @@ const autotune = (() => {
       return (va < vb ? -1 : 1) * (sort.dir === "asc" ? 1 : -1);
     });
     table.tBodies[0].innerHTML = rows.map((t) => `<tr class="${esc(t.state)}" data-number="${t.number}">` +
-      TRIAL_COLUMNS.map(([, g, isNum, f], i) => {
+      TRIAL_COLUMNS.map(([, g, isNum, f, isText], i) => {
         const v = g(t);
+        if (isText) return `<td class="text" title="${esc(v)}">${esc(clip(val(v), TABLE_CHARS))}</td>`;
         const text = f ? f(v) : esc(val(v));
         const cell = i === 0 ? `<a href="/studies/${encodeURIComponent(name)}/trials/${t.number}">${text}</a>` : text;
         return `<td${isNum ? ' class="num"' : ""}>${cell}</td>`;
@@ -258,7 +287,7 @@ const autotune = (() => {
       // /best answers 404 until a trial is measured in full: ask only once there is one.
       const best = study.recommended ? await api(`${path}/best`) : null;
       const host = study.host ? study.host.description : "unknown hardware";
-      $("#subtitle").textContent = `${study.script ?? "?"} ${study.args.join(" ")} · ${host} · ${study.state} · ` +
+      $("#subtitle").textContent = `${vis(study.script ?? "?")} ${vis(study.args.join(" "))} · ${vis(host)} · ${study.state} · ` +
         `${study.trials.total} trials (${study.trials.complete} complete, ${study.trials.failed} failed, ${study.trials.pruned} pruned)`;
       const card = recommendationCard(study, best, storage);
       if (card !== shown) { $("#rec-body").innerHTML = card; copyButtons($("#rec-body")); shown = card; }
@@ -297,7 +326,7 @@ const autotune = (() => {
       ["wall s", num(t.wall_s, 1)], ["partial", t.partial], ["duplicate of", t.duplicate_of]];
     $("#details tbody").innerHTML = rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(val(v))}</td></tr>`).join("");
     $("#details").insertAdjacentHTML("afterend", memoryNote());
-    if (t.output_tail) { $("#output").hidden = false; $("#output pre").textContent = t.output_tail; }
+    if (t.output_tail) { $("#output").hidden = false; $("#output pre").textContent = vis(t.output_tail, true); }
     const gpu = t.gpu || {};
     if (gpu.device_name) {
       $("#gpu").hidden = false;

@@ -1,4 +1,5 @@
-"""What every command shares: one-line errors, the consoles, opening storage and studies."""
+"""What every command shares: one-line errors, the consoles, opening storage and studies,
+and text from scripts shown as it is (``literal``, ``say``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.errors import MarkupError, MissingStyle
+from rich.text import Text
+
+from autotune._words import visible
 
 if TYPE_CHECKING:
     import optuna
@@ -21,13 +26,74 @@ STORAGE_HELP = (
     "(default: $AUTOTUNE_STORAGE or sqlite:///autotune.db)."
 )
 
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
+# Text from a script or its libraries, longer than this, is cut in the middle on a terminal
+# (its start says what failed, its end where: "(in DataLoader worker process 0)"); --json,
+# the API and the dashboard keep it whole. A probe's reason (300 characters at most) is
+# shown whole; the reason of a multi-rank trial, which quotes several ranks, may be cut.
+SHOWN_CHARS = 400
+_TAIL_CHARS = 60
+
+Part = str | Text | tuple[str, str]
+
+
+def literal(value: object, limit: int | None = SHOWN_CHARS) -> Text:
+    """``value`` (a failure reason, an output line, a path, an argument, a class or study
+    name) as text to show exactly as it is: never read as rich markup (gloo's
+    "[/path/pair.cc:553]" is a closing tag to rich), terminal controls written out as
+    escapes ("\\x1b[31m"), and cut in the middle past ``limit`` characters."""
+    text = visible(str(value))
+    if limit is not None and len(text) > limit:
+        cut = len(text) - limit
+        tail = min(_TAIL_CHARS, limit // 3)
+        text = f"{text[: limit - tail]} …[{cut:,} more characters]… {text[-tail:]}"
+    return Text(text)
+
+
+def say(*parts: Part) -> Text:
+    """One line of output from parts none of which is read as markup: a ``str`` is our own
+    words, a ``(text, style)`` pair is styled, a ``Text`` (from ``literal``) is kept."""
+    line = Text()
+    for part in parts:
+        if isinstance(part, Text):
+            line.append_text(part)
+        elif isinstance(part, tuple):
+            line.append(visible(part[0]), style=part[1])
+        else:
+            line.append(visible(part))
+    return line
+
+
+class _Console(Console):
+    """A console on which no string can break the output or the terminal.
+
+    Every ``str`` printed goes through ``render_str``: terminal controls are written out as
+    escapes there, and a string that is not markup we could have written (text from a script
+    printed by a caller that did not wrap it in ``literal``) is shown as it is: instead of
+    raising ``MarkupError`` after a search has finished ("[/path/pair.cc:553]"), or silently
+    dropping a bracketed word as an unknown style ("[the main process]"). What we print
+    about scripts goes through ``literal`` and ``say`` anyway; this is the net under them.
+    """
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        text = visible(text, lines=True)
+        try:
+            rendered = super().render_str(text, **kwargs)
+            for span in rendered.spans:
+                self.get_style(span.style)  # what rich would otherwise drop without a word
+        except (MarkupError, MissingStyle):
+            return super().render_str(text, **{**kwargs, "markup": False})
+        return rendered
+
+
+# No emoji codes either: ":x:" in a script's error is not a cross mark.
+err = _Console(stderr=True, highlight=False, emoji=False)
+out = _Console(highlight=False, emoji=False)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One clear line on stderr and a non-zero exit; never a traceback."""
-    err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    """One clear line on stderr and a non-zero exit; never a traceback. ``message`` is shown
+    as it is: it quotes paths, names and errors."""
+    err.print(say(("error:", "bold red"), " ", literal(message, limit=None)), soft_wrap=True)
     raise typer.Exit(code)
 
 

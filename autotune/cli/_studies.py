@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 
 import typer
 from rich.table import Table
 
-from autotune.cli._common import STORAGE_HELP, out, print_json, storage, study
+from autotune._words import visible
+from autotune.cli._common import STORAGE_HELP, literal, out, print_json, say, storage, study
 from autotune.cli._probe import describe_config
 from autotune.cli._render import render_summary
 
@@ -47,13 +49,13 @@ def studies(
     for r in rows:
         rec = r["recommended"]
         table.add_row(
-            r["study"],
-            str(r["script"]),
+            literal(r["study"]),
+            literal(r["script"]),
             str(sum(r["trials"].values())),
             f"{rec['samples_per_s']:,.0f}" if rec and rec["samples_per_s"] else "-",
             f"{r['speedup']:.2f}x" if r["speedup"] else "-",
         )
-    out.print(table if rows else f"no studies in {safe_url(url)}")
+    out.print(table if rows else say("no studies in ", literal(safe_url(url))))
 
 
 def show(
@@ -64,7 +66,7 @@ def show(
     from autotune import state
 
     loaded, _url = study(name, storage_opt)
-    table = Table(title=f"study {name}", title_justify="left")
+    table = Table(title=say("study ", literal(name)), title_justify="left")
     for col in ("#", "role", "state", "settings", "samples/s", "wait", "reason"):
         table.add_column(col)
     for t in loaded.get_trials(deepcopy=False):
@@ -73,12 +75,12 @@ def show(
         same = record.duplicate_of
         table.add_row(
             str(t.number),
-            record.role if record.measured else "",
+            literal(record.role) if record.measured else "",
             t.state.name.lower(),
-            describe_config(record.config),
+            literal(describe_config(record.config)),
             f"{t.value:,.0f}" if t.value is not None else "-",
             f"{wait:.0%}" if wait is not None else "-",
-            record.reason or (f"same settings as #{same}" if same is not None else ""),
+            literal(record.reason or (f"same settings as #{same}" if same is not None else "")),
         )
     out.print(table)
 
@@ -98,6 +100,7 @@ def best(
     if as_json or fmt == Format.json:
         print_json(answer.to_dict())
     elif fmt == Format.python:
-        print(answer.snippet())
+        # Code to paste or redirect: lines kept, and nothing a terminal would act on.
+        sys.stdout.write(visible(answer.snippet(), lines=True) + "\n")
     else:
         render_summary(out, answer)

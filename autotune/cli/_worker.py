@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from autotune.cli._common import STORAGE_HELP, err, fail, missing_sqlite, study
+from autotune.cli._common import STORAGE_HELP, err, fail, missing_sqlite, say, study
 from autotune.cli._probe import ProgressReporter, local_tuner
 from autotune.hardware import fingerprint
 from autotune.runner import Target
@@ -52,7 +52,11 @@ def worker(
     # Ranks are part of what the study measures: every worker starts as many as its creator.
     target = Target(script, tuple(identity.args), nproc_per_node=identity.nproc_per_node)
     err.print(
-        f"autotune worker {os.getpid()}: study [bold]{study_name}[/], {options.trials} trials",
+        say(
+            f"autotune worker {os.getpid()}: study ",
+            (study_name, "bold"),
+            f", {options.trials} trials",
+        ),
         soft_wrap=True,
         highlight=False,
     )

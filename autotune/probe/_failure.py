@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autotune._words import first_line
+from autotune._words import Caught, caught_elsewhere, clip, first_line, storable
 from autotune.contract import STREAMS_CPU_WORK, Status
 
 # What torch says when a script does CPU work on a batch that is already on the GPU.
@@ -36,10 +36,30 @@ def cpu_work_on_batch(exc: BaseException) -> bool:
     return any(sign in text for sign in _CPU_WORK_SIGNS)
 
 
-def short(exc: BaseException) -> str:
-    """``Type: first line of the message``, or the type alone when there is no message."""
-    name, line = type(exc).__name__, first_line(exc, limit=300)
-    return name if line == name else f"{name}: {line}"[:300]
+def short(exc: BaseException, limit: int = 300) -> str:
+    """``Type: first line of the message``, or the type alone when there is no message; at
+    most ``limit`` characters, safe to store.
+
+    An error torch re-raised from a DataLoader worker (or its pin-memory thread) is the
+    worker's own: its type and message, and where it was raised, "ValueError: corrupt
+    sample 3 (in DataLoader worker process 0)". torch's own line, "Caught ValueError in
+    DataLoader worker process 0.", says where but not what.
+    """
+    caught = _caught(exc)
+    if caught is not None:
+        where = f" ({caught.where})"
+        line = next((ln.strip() for ln in caught.message.splitlines() if ln.strip()), "")
+        text = f"{caught.kind}: {line}" if line else caught.kind
+        return storable(clip(text, max(1, limit - len(where))) + where)
+    name, line = type(exc).__name__, first_line(exc, limit=limit)
+    return storable(name if line == name else clip(f"{name}: {line}", limit))
+
+
+def _caught(exc: BaseException) -> Caught | None:
+    try:
+        return caught_elsewhere(exc)
+    except Exception:  # how the error is quoted must never replace the error
+        return None
 
 
 def from_exception(exc: BaseException, streams_applied: int) -> tuple[Status, str]:
@@ -69,7 +89,11 @@ def from_exit(code: object) -> tuple[int, Status, str]:
     return (
         exit_code,
         "crashed",
-        (str(code) if not isinstance(code, int) else f"the script exited with code {code}"),
+        (
+            storable(str(code))
+            if not isinstance(code, int)
+            else f"the script exited with code {code}"
+        ),
     )
 
 

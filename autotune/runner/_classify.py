@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import statistics
+from typing import Any
 
+from autotune._words import storable
 from autotune.contract import ProbeResult
 from autotune.runner._group import Ending, Member
 from autotune.runner._process import last_error_line, tail_of
@@ -14,7 +17,32 @@ def classify(member: Member, ending: Ending, timeout_s: float) -> ProbeResult:
     """The result of the probe ``member`` ran, once its process group is gone.
 
     A pruned probe's result file is not read: its windows so far are the trial's figures.
+    Every string in it is storable (``autotune._words.storable``): reasons, the output's
+    tail and class names come from the script, and a lone surrogate or a NUL in them would
+    fail the store's write after the probe.
     """
+    return _storable(_classify(member, ending, timeout_s))
+
+
+def _storable(result: ProbeResult) -> ProbeResult:
+    for field in dataclasses.fields(result):
+        value = getattr(result, field.name)
+        if isinstance(value, (str, dict, list)):
+            setattr(result, field.name, _clean(value))
+    return result
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _classify(member: Member, ending: Ending, timeout_s: float) -> ProbeResult:
     rc = member.exit_code
     progress = member.progress
     tail = tail_of(member.log_path)

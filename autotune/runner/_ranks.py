@@ -11,9 +11,12 @@ The ranks stop at the same step by the protocol in ``autotune.probe._ranks``.
 
 from __future__ import annotations
 
+import math
+import signal
 import socket
 import statistics
 import uuid
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,7 +28,7 @@ from autotune.contract import (
 )
 from autotune.runner._base import Target, WindowCallback
 from autotune.runner._classify import classify
-from autotune.runner._group import EXIT_GRACE_S, ProcessGroup, probe_env
+from autotune.runner._group import EXIT_GRACE_S, Member, ProcessGroup, probe_env
 
 # Of the slowest rank: the job goes at the pace of its slowest rank.
 _SLOWEST = (
@@ -42,6 +45,21 @@ _SLOWEST = (
 _SUMMED = ("batches", "samples", "peak_rss_bytes", "transport_samples_per_s")
 # Per rank, like the settings: CPU seconds read against one rank's workers and cores.
 _MEAN = ("main_cpu_s", "worker_cpu_s")
+# What a rank's collectives raise when a peer has gone (gloo: "[.../pair.cc:553] Connection
+# closed by peer [127.0.0.1]:1234"; NCCL: "communicator was aborted"): the peer's failure
+# seen from here, never a cause of its own.
+_PEER_LOST = (
+    "connection reset by peer",
+    "connection closed by peer",
+    "broken pipe",
+    "socket closed",
+    "communicator was aborted",
+    "connection refused",
+)
+# Statuses a rank is given from outside: never the failure that ended the job, if another.
+_STOPPED = frozenset({"interrupted", "hung"})
+# How the runner's kill ends a rank; any other end of a rank with no result is its own.
+_KILLED = (-signal.SIGTERM, -signal.SIGKILL)
 
 
 def free_port() -> int:
@@ -72,12 +90,17 @@ def rank_env(rank: int, world: int, port: int, run_id: str = "autotune") -> dict
 
 
 def merge_rank_results(
-    results: list[ProbeResult], *, first_failed: int | None = None
+    results: list[ProbeResult],
+    *,
+    first_failed: int | None = None,
+    failed_at: Sequence[float | None] | None = None,
 ) -> ProbeResult:
     """The job's result from its ranks' (index = rank).
 
-    A failed rank fails the job with its own status and reason ("rank 1: ..."): the rank
-    ``first_failed`` (the first seen to fail), else the first failed in rank order.
+    A failed rank fails the job with its own status and reason ("rank 1: ..."): the rank that
+    failed first (``first_failing``). When other ranks failed too, their errors follow as
+    what they most likely are: "rank 1: ValueError: ... (failed first); rank 0: RuntimeError:
+    ... Connection closed by peer (a consequence)".
     Otherwise rates are summed over ranks (samples/s of the job; window ``i`` is the sum of
     every rank's window ``i``), times and fractions are the slowest rank's, the settings and
     the measured loader are rank 0's, and the status is the first rank's that is not "ok"
@@ -97,12 +120,10 @@ def merge_rank_results(
         }
         for r, res in enumerate(results)
     ]
-    failed = [r for r, res in enumerate(results) if res.status in FAILED_STATUSES]
-    if first_failed is not None:
-        failed.insert(0, first_failed)
-    if failed:
-        r = failed[0]
-        return replace(results[r], reason=f"rank {r}: {results[r].reason}", ranks=per_rank)
+    order = first_failing(results, failed_at=failed_at, first_seen=first_failed)
+    if order:
+        r = order[0]
+        return replace(results[r], reason=_failure_story(results, order), ranks=per_rank)
     job = replace(results[0], ranks=per_rank)
     not_ok = [(r, res) for r, res in enumerate(results) if res.status != "ok"]
     if not_ok:
@@ -135,6 +156,62 @@ def merge_rank_results(
     job.batches, job.samples = job.batches or 0, job.samples or 0
     job.wall_s = max((res.wall_s or 0.0) for res in results)
     return job
+
+
+def first_failing(
+    results: Sequence[ProbeResult],
+    *,
+    failed_at: Sequence[float | None] | None = None,
+    first_seen: int | None = None,
+) -> list[int]:
+    """The failed ranks, the one that failed first leading, by the evidence there is.
+
+    1. A rank's own error comes before one that says a peer went away ("Connection reset
+       by peer", "Connection closed by peer", ...): that error is the echo of another
+       rank's failure, whenever it was recorded (a script that destroys its process group
+       in a ``finally`` makes its peers fail before it records its own error).
+    2. A rank stopped from outside (``interrupted``: by the runner or a signal; ``hung``:
+       the group's timeout, which ends every rank at once) comes after both.
+    3. Then the time each rank's failure was recorded (``failed_at``: its result file's
+       modification time, see ``run_ranks``), earliest first; a rank with no time after.
+    4. Then the rank the runner saw fail first (``first_seen``), then rank order.
+    """
+    failed = [r for r, res in enumerate(results) if res.status in FAILED_STATUSES]
+
+    def evidence(r: int) -> tuple[bool, bool, float, bool, int]:
+        at = failed_at[r] if failed_at is not None and r < len(failed_at) else None
+        return (
+            results[r].status in _STOPPED,
+            peer_lost(results[r].reason),
+            math.inf if at is None else at,
+            r != first_seen,
+            r,
+        )
+
+    return sorted(failed, key=evidence)
+
+
+def peer_lost(reason: str) -> bool:
+    """Whether ``reason`` is a collective's error for a peer that went away."""
+    text = reason.lower()
+    return any(sign in text for sign in _PEER_LOST)
+
+
+def _failure_story(results: Sequence[ProbeResult], order: Sequence[int]) -> str:
+    """ "rank 1: X (failed first); rank 0: Y (a consequence)": the first failure in its own
+    words, then the others' that were more than a stop from outside."""
+    first, others = order[0], order[1:]
+    own = f"rank {first}: {results[first].reason}"
+    later = [r for r in others if results[r].status not in _STOPPED]
+    if not later:
+        if peer_lost(results[first].reason):
+            return f"{own} (a consequence: another rank went away first)"
+        return own
+    parts = [f"{own} (failed first)"]
+    for r in later:
+        why = "a consequence" if peer_lost(results[r].reason) else "later"
+        parts.append(f"rank {r}: {results[r].reason} ({why})")
+    return "; ".join(parts)
 
 
 def _job_interference(results: list[ProbeResult], n: int) -> list[float]:
@@ -180,17 +257,41 @@ def run_ranks(
     for r in range(world):
         group.add(tmp / f"rank{r}", config, {**env, **rank_env(r, world, port, run_id)})
     ending = group.run(timeout_s, on_window, fail_fast=True, exit_grace_s=EXIT_GRACE_S)
-    results = []
+    results: list[ProbeResult] = []
+    failed_at: list[float | None] = []
     for r, member in enumerate(group.members):
-        if ending.failed is not None and r != ending.failed and not member.result_path.exists():
+        if ending.failed is not None and _stopped(member, r, ending.failed):
             # Killed because another rank failed: not this rank's fault.
-            res = ProbeResult(status="interrupted", reason=f"stopped: rank {ending.failed} failed")
+            res = ProbeResult(status="interrupted", reason="stopped: another rank failed")
             res.exit_code = member.exit_code
             results.append(res)
+            failed_at.append(None)
             continue
         results.append(classify(member, ending, timeout_s))
-    job = merge_rank_results(results, first_failed=ending.failed)
+        failed_at.append(_recorded_at(member))
+    job = merge_rank_results(results, first_failed=ending.failed, failed_at=failed_at)
     if ending.pruned and ending.failed is None:
         job.status = "pruned"
         job.reason = f"stopped after {len(job.windows)} windows: clearly slower than best"
     return job
+
+
+def _stopped(member: Member, rank: int, seen_failing: int) -> bool:
+    """The runner stopped this rank: it left no result, and ended by the runner's kill (or
+    exited cleanly), not by an error of its own. The rank the runner saw fail is never
+    one: it failed whatever its exit."""
+    if rank == seen_failing or member.result_path.exists():
+        return False
+    return member.exit_code in (0, *_KILLED)
+
+
+def _recorded_at(member: Member) -> float | None:
+    """When the rank's failure was recorded, in seconds: its result file's modification
+    time (the probe writes the file whole at the failure, then renames it into place), else
+    its output's (a rank that died with no result printed its last words then)."""
+    for path in (member.result_path, member.log_path):
+        try:
+            return path.stat().st_mtime_ns / 1e9
+        except OSError:
+            continue
+    return None

@@ -1,0 +1,53 @@
+"""torchrun-style ranks on gloo, in lock-step, where one rank's DataLoader worker raises.
+
+--fail-rank R: rank R's dataset raises ValueError at sample --fail-at, in a worker when the
+loader has workers. Each step ends in an all_reduce, so the other ranks wait for rank R there
+and lose their connection to it when it goes ("Connection closed by peer").
+--destroy: the script destroys its process group in a ``finally``, as many DDP scripts do;
+the failing rank then closes its connections before the probe records its error.
+"""
+
+import argparse
+import os
+
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, Dataset, get_worker_info
+
+
+class Samples(Dataset):
+    def __init__(self, size: int, fail_rank: int, fail_at: int) -> None:
+        self.size = size
+        self.rank = int(os.environ.get("RANK", "0"))
+        self.fail = self.rank == fail_rank
+        self.fail_at = fail_at
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: int):
+        if self.fail and i >= self.fail_at:
+            where = "a worker" if get_worker_info() is not None else "the main process"
+            raise ValueError(f"bad sample {i} on rank {self.rank} [{where}]")
+        return torch.full((4,), float(i))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--fail-rank", type=int, default=1)
+    p.add_argument("--fail-at", type=int, default=64)
+    p.add_argument("--destroy", action="store_true")
+    args = p.parse_args()
+    dist.init_process_group("gloo")
+    loader = DataLoader(Samples(100_000, args.fail_rank, args.fail_at), batch_size=4)
+    try:
+        for batch in loader:
+            total = batch.sum()
+            dist.all_reduce(total)  # lock-step: every rank waits for every other here
+    finally:
+        if args.destroy and dist.is_initialized():
+            dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
