@@ -62,6 +62,18 @@ class WindowCount(BaseModel):
     windows: int = Field(description="Windows with an interference reading.")
 
 
+class LoadCondition(BaseModel):
+    kind: Literal["quiet", "loaded", "changing", "unread"] = Field(
+        description="The load the answer's own figures were measured under: a quiet machine, "
+        "another process's steady load, a load that came and went, or no reading."
+    )
+    cores: float | None = Field(None, description="Mean cores other processes used meanwhile.")
+    cpu_count: int | None = None
+    text: str = Field(
+        description='The condition in words ("with another process on 1.0 of 2 cores").'
+    )
+
+
 class Interference(BaseModel):
     summary: str = Field(description="One sentence: how much, how often, what it did.")
     windows: int = Field(description="Windows of every run in the study with a reading.")
@@ -78,6 +90,14 @@ class Interference(BaseModel):
     widened: bool = Field(
         description="The recommended interval's upper end was raised to what a quiet machine "
         "could give."
+    )
+    condition: LoadCondition | None = Field(
+        None, description="The load the answer was measured under, kept with it."
+    )
+    comparison: str | None = Field(
+        None,
+        description="Why no speedup is stated: the runs compared were measured under different "
+        "loads and could not be re-measured like with like. Null when the comparison stands.",
     )
 
 

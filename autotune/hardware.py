@@ -124,3 +124,35 @@ def describe(fp: dict[str, Any]) -> str:
         f"{fp.get('cpu_count')} CPUs ({fp.get('cpu_model')}), {fp.get('memory_gb')} GiB, {gpu}, "
         f"torch {fp.get('torch')}, CUDA {fp.get('cuda') or 'none'} [{fp.get('id')}]"
     )
+
+
+def outside_cores_now(seconds: float = 0.5) -> float | None:
+    """Cores other processes are using right now: the machine's busy time less this
+    process's, over ``seconds``; None where it cannot be read. A study keeps the load it was
+    measured under, and a rerun under another one must not be compared with it."""
+    try:
+        import psutil
+    except ImportError:
+        return None
+    import time
+
+    busy = ("user", "nice", "system", "irq", "softirq", "steal")
+
+    def reading() -> tuple[float, float, float]:
+        t = psutil.cpu_times()
+        own = psutil.Process().cpu_times()
+        return (
+            time.perf_counter(),
+            sum(getattr(t, name, 0.0) for name in busy),
+            own.user + own.system,
+        )
+
+    try:
+        before = reading()
+        time.sleep(seconds)  # a reading over a span: there is no instant load
+        after = reading()
+    except (psutil.Error, OSError):
+        return None
+    wall = after[0] - before[0]
+    outside = (after[1] - before[1]) - (after[2] - before[2])
+    return max(0.0, outside) / wall if wall > 0 else None

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from autotune.cli._common import STORAGE_HELP, check_script, err, fail, out, print_json, storage
+from autotune.cli._common import (
+    STORAGE_HELP,
+    check_script,
+    err,
+    fail,
+    literal,
+    out,
+    print_json,
+    say,
+    storage,
+)
 from autotune.cli._render import render_summary
 from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
-from autotune.hardware import fingerprint
+from autotune.hardware import fingerprint, outside_cores_now
 from autotune.runner import SubprocessRunner, Target
 
 if TYPE_CHECKING:
@@ -45,7 +56,7 @@ class ProgressReporter:
             MofNCompleteColumn(),
             BarColumn(bar_width=20),
             TimeElapsedColumn(),
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),
             console=err,
             transient=False,
         )
@@ -71,11 +82,16 @@ class ProgressReporter:
         self, number: int, result: ProbeResult, best: float | None, baseline: float | None
     ) -> None:
         rate = f"{result.samples_per_s:,.0f} samples/s" if result.samples_per_s else "-"
-        status = "" if result.ok else f" [red]{result.status}[/]: {result.reason}"
+        # The reason is the script's own error: gloo's "[/path/pair.cc:553]", ANSI colours.
+        status = "" if result.ok else say(" ", (result.status, "red"), ": ", literal(result.reason))
         self.progress.console.print(
-            f"  #{number} {describe_config(result.applied_config)}: {rate}{status}",
+            say(
+                f"  #{number} ",
+                literal(describe_config(result.applied_config)),
+                f": {rate}",
+                status,
+            ),
             soft_wrap=True,
-            highlight=False,
         )
         if best:
             speed = f" ({best / baseline:.2f}x)" if baseline else ""
@@ -83,7 +99,8 @@ class ProgressReporter:
         self.progress.advance(self.task)
 
     def note(self, text: str) -> None:
-        self.progress.console.print(text, soft_wrap=True, highlight=False)
+        """Plain words from the search, which may quote a script: never markup."""
+        self.progress.console.print(literal(text, limit=None), soft_wrap=True)
 
 
 def local_tuner(
@@ -210,12 +227,15 @@ def probe(
             study_name or key.default_name(),
             key,
             rerun="resume" if resume else "fresh" if fresh else "auto",
+            # The load on the machine now, so a study measured under another is not
+            # continued as if nothing changed (half a second, beside minutes of probes).
+            outside_now=outside_cores_now() if not (resume or fresh) else None,
         )
     except StudyError as exc:
         fail(str(exc))
     study, name = opened.study, opened.study.study_name
     if opened.note:
-        err.print(f"autotune: {opened.note}", soft_wrap=True, highlight=False)
+        err.print(say("autotune: ", literal(opened.note, limit=None)), soft_wrap=True)
     options = TunerOptions(
         trials=trials,
         timeout_s=timeout,
@@ -239,10 +259,16 @@ def probe(
         save_options(study, options)
     ranks = f", {nproc_per_node} ranks each" if nproc_per_node > 1 else ""
     err.print(
-        f"autotune: study [bold]{name}[/] in {safe_url(url)}; probing {script} "
-        f"({trials} trials, one at a time{ranks})",
+        say(
+            "autotune: study ",
+            (name, "bold"),
+            " in ",
+            literal(safe_url(url)),
+            "; probing ",
+            literal(script),
+            f" ({trials} trials, one at a time{ranks})",
+        ),
         soft_wrap=True,
-        highlight=False,
     )
     with ProgressReporter(trials) as reporter:
         outcome = local_tuner(study, target, options, url, reporter).run()
@@ -251,21 +277,27 @@ def probe(
         print_json(answer.to_dict())
     else:
         render_summary(err if outcome.interrupted else out, answer)
+        # A command to copy: whole however long, each word quoted as a shell needs it.
+        command = ["autotune", "run", str(script), "--study", name]
+        command += ["--storage", storage_opt] if storage_opt else []
+        command += ["--nproc-per-node", str(nproc_per_node)] if nproc_per_node > 1 else []
+        command += ["--", *ctx.args] if ctx.args else []
         err.print(
-            f"apply without code changes: autotune run {script} --study {name}"
-            + (f" --storage {storage_opt}" if storage_opt else "")
-            + (f" --nproc-per-node {nproc_per_node}" if nproc_per_node > 1 else "")
-            + (" -- " + " ".join(ctx.args) if ctx.args else ""),
+            say("apply without code changes: ", literal(shlex.join(command), limit=None)),
             soft_wrap=True,
-            highlight=False,
         )
     if outcome.interrupted:
         raise typer.Exit(130)
     if outcome.for_workers:
         err.print(
-            f"start workers: autotune worker --study {name} --storage {safe_url(url)}",
+            say(
+                "start workers: ",
+                literal(
+                    shlex.join(["autotune", "worker", "--study", name, "--storage", safe_url(url)]),
+                    limit=None,
+                ),
+            ),
             soft_wrap=True,
-            highlight=False,
         )
         return
     if answer.recommended is None:

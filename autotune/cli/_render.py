@@ -1,4 +1,8 @@
-"""Terminal rendering of a study's answer: settings side by side, failures, the snippet."""
+"""Terminal rendering of a study's answer: settings side by side, failures, the snippet.
+
+Every value that comes from a script (names, paths, reasons, class names) is shown through
+``literal``: as it is, never read as markup.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,16 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from autotune._words import visible
 from autotune.answer import Answer
+from autotune.cli._common import literal, say
 from autotune.contract import LOADER_KEYS
 
 
-def _fmt(value: Any) -> str:
-    return "-" if value is None else str(value)
+def _fmt(value: Any) -> Text:
+    return Text("-") if value is None else literal(value)
 
 
 def _rate(value: float | None) -> str:
@@ -23,7 +30,7 @@ def render_summary(console: Console, answer: Answer) -> None:
     summary = answer.to_dict()
     rec, base = summary.get("recommended"), summary.get("baseline")
     ranks = int(summary.get("nproc_per_node") or 1)
-    title = f"study {summary['study']}" + (
+    title = say("study ", literal(summary["study"])) + (
         f" (settings per rank, {ranks} ranks)" if ranks > 1 else ""
     )
     table = Table(title=title, title_justify="left")
@@ -35,22 +42,29 @@ def render_summary(console: Console, answer: Answer) -> None:
             key, _fmt(base and base["config"].get(key)), _fmt(rec and rec["config"].get(key))
         )
     ci = rec.get("ci95") if rec else None
-    rec_rate = _rate(rec and rec["samples_per_s"])
+    rec_rate = Text(_rate(rec and rec["samples_per_s"]))
     if ci:
-        rec_rate += f" [{ci[0]:,.0f}-{ci[1]:,.0f}]"
+        rec_rate.append(f" [{ci[0]:,.0f}-{ci[1]:,.0f}]")
     rate_label = "samples/s (job)" if ranks > 1 else "samples/s"
     table.add_row(rate_label, _rate(base and base["samples_per_s"]), rec_rate, end_section=True)
     console.print(table)
-    lines = []
+    lines: list[Text] = []
     loader = summary.get("measured_loader")
     if loader:
-        framework = f" ({loader['framework']})" if loader.get("framework") else ""
+        framework = say(" (", literal(loader["framework"]), ")") if loader.get("framework") else ""
         lines.append(
-            f"measured loader: {loader.get('dataset')}, batch size "
-            f"{_fmt(loader.get('batch_size'))}{framework}"
+            say(
+                "measured loader: ",
+                literal(loader.get("dataset")),
+                ", batch size ",
+                _fmt(loader.get("batch_size")),
+                framework,
+            )
         )
     if summary.get("speedup"):
-        lines.append(f"speedup over the script as written: [bold]{summary['speedup']:.2f}x[/]")
+        lines.append(
+            say("speedup over the script as written: ", (f"{summary['speedup']:.2f}x", "bold"))
+        )
     ceilings = []
     if summary.get("ceiling_samples_per_s"):
         ceilings.append(f"compute {summary['ceiling_samples_per_s']:,.0f}")
@@ -59,24 +73,39 @@ def render_summary(console: Console, answer: Answer) -> None:
     if ceilings:
         eff, binding = summary.get("efficiency"), summary.get("binding_ceiling")
         lines.append(
-            f"ceilings (samples/s): {', '.join(ceilings)}"
-            + (f"; efficiency {eff:.0%} of the {binding} ceiling" if eff and binding else "")
+            say(
+                f"ceilings (samples/s): {', '.join(ceilings)}",
+                say("; efficiency ", f"{eff:.0%}", " of the ", literal(binding), " ceiling")
+                if eff and binding
+                else "",
+            )
         )
+    # Verdicts, diagnoses and stop reasons quote the script's own errors and names.
     for which, why in (summary.get("ceiling_missing") or {}).items():
-        lines.append(f"no {which} ceiling: {why}")
+        lines.append(say("no ", literal(which), " ceiling: ", literal(why)))
     if summary.get("verdict"):
-        lines.append(f"verdict: {summary['verdict']}")
+        lines.append(say("verdict: ", literal(summary["verdict"])))
     if summary.get("diagnosis"):
-        lines.append(f"diagnosis: {summary['diagnosis']['summary']}")
+        lines.append(say("diagnosis: ", literal(summary["diagnosis"]["summary"])))
     interference = summary.get("interference")
     if interference and interference.get("disturbed_windows"):
-        lines.append(f"[yellow]interference:[/] {interference['summary']}")
+        lines.append(say(("interference:", "yellow"), " ", literal(interference["summary"])))
+        condition = interference.get("condition") or {}
+        if condition.get("kind") in ("loaded", "changing"):
+            # The condition the answer holds for: a quiet machine may give other figures.
+            lines.append(say("measured ", literal(condition.get("text", ""))))
+    if interference and interference.get("comparison"):
+        lines.append(
+            say(("no speedup stated:", "yellow"), " ", literal(interference["comparison"]))
+        )
     if summary.get("stop_reason"):
-        lines.append(f"stopped: {summary['stop_reason']}")
+        lines.append(say("stopped: ", literal(summary["stop_reason"])))
     counts = summary["trials"]
     lines.append(
-        f"trials: {counts['complete']} complete, {counts['failed']} failed, "
-        f"{counts['pruned']} pruned; {summary['probe_seconds']:.0f}s of probing"
+        say(
+            f"trials: {counts['complete']} complete, {counts['failed']} failed, "
+            f"{counts['pruned']} pruned; {summary['probe_seconds']:.0f}s of probing"
+        )
     )
     for line in lines:
         console.print(line, soft_wrap=True)
@@ -89,6 +118,9 @@ def render_summary(console: Console, answer: Answer) -> None:
         for f in summary["failures"]:
             cfg = f.get("config") or {}
             settings = ", ".join(f"{k}={v}" for k, v in cfg.items() if v is not None)
-            failed.add_row(str(f["trial"]), str(f["status"]), settings, str(f["reason"]))
+            failed.add_row(
+                str(f["trial"]), literal(f["status"]), literal(settings), literal(f["reason"])
+            )
         console.print(failed)
-    console.print(answer.snippet(), soft_wrap=True, markup=False, highlight=False)
+    # The snippet is code to paste: its lines stay lines, only controls are written out.
+    console.print(Text(visible(answer.snippet(), lines=True)), soft_wrap=True)

@@ -77,6 +77,12 @@ class Confirmation:
     skipped: bool = False
     why: str | None = None
     interval: str | None = None
+    # Re-measured afresh because the runs compared were measured under different loads: the
+    # search's windows were set aside, and only the interleaved ones count.
+    fresh: bool = False
+    # Why no speedup could be stated (the load would not hold still between the runs
+    # compared): the script as written is then the answer.
+    incomparable: str | None = None
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Confirmation:

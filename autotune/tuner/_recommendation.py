@@ -57,8 +57,12 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         best_rate = best.value
     base_confirmed = confirmation.baseline_median if confirmation else None
     base_script = record_of(base).script_config if base else None
+    # Windows taken while another process used the cores: said, and the interval widened.
+    interval, interference = account(known, finished, best, base)
     speedup = None
-    if best is not None and base_script is not None and trial_config(best) == base_script:
+    if interference is not None and interference.get("comparison"):
+        pass  # measured under different loads: a ratio of them is no speedup
+    elif best is not None and base_script is not None and trial_config(best) == base_script:
         speedup = 1.0  # the script's own settings won: any other ratio would be noise
     elif best_rate and (denominator := base_confirmed or base_rate):
         speedup = best_rate / denominator
@@ -70,8 +74,6 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
     if bound and best_rate and best_rate > bound * (1 + CEILING_GAP):
         bound, binding = None, None  # the answer itself ran past it: it binds nothing
     measured_loader = _measured_loader(best or base)
-    # Windows taken while another process used the cores: said, and the interval widened.
-    interval, interference = account(known, finished, best, base)
     return Answer(
         study=study.study_name,
         storage=storage,

@@ -8,6 +8,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune.state import counted, role, usable, windows_of
 from autotune.tuner._ceiling import near_ceiling, wait_fraction
+from autotune.tuner._interference import load_noise, steady_load
 from autotune.tuner._noise import clearly_better, median
 from autotune.tuner._records import trial_config
 
@@ -41,13 +42,18 @@ def stop_reason(
     best: list[float] = []
     best_trial: FrozenTrial | None = None
     since_gain = 0
+    # Under a steady load a trial within the load's noise of the best is no evidence that
+    # it brought nothing: only one clearly below it (or pruned) uses up patience.
+    noise = load_noise(trials) if steady_load(trials) is not None else None
     for t in counted(trials):
         if t.state == TrialState.FAIL:
             continue
         windows = windows_of(t) if usable(t) else []
         if windows and clearly_better(windows, best):
             best, best_trial, since_gain = windows, t, 0
-        elif role(t) != "baseline":
+        elif role(t) == "baseline":
+            continue
+        elif noise is None or not windows or median(windows) < median(best) * (1 - noise):
             since_gain += 1
     wait = wait_fraction(best_trial) if best_trial is not None else None
     # A run that still waits for data a fifth of its time is not at the ceiling, whatever
@@ -61,6 +67,11 @@ def stop_reason(
         return (
             f"the best setting runs at {median(best) / median(ceiling):.0%} of the {kind} "
             "ceiling, within noise of it: no loader setting can do better"
+        )
+    if since_gain >= patience and noise is not None:
+        return (
+            f"{since_gain} trials since the best ran below it by more than the load's own "
+            f"noise ({noise:.0%})"
         )
     if since_gain >= patience:
         return f"{since_gain} trials in a row brought no gain beyond noise"

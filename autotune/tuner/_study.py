@@ -14,6 +14,8 @@ import optuna
 from autotune import state
 from autotune.hardware import describe
 from autotune.runner import Target
+from autotune.state import usable
+from autotune.tuner._interference import MIN_CORES, steady_load
 from autotune.tuner._pruner import WindowPruner
 
 
@@ -70,14 +72,41 @@ class Opened:
     note: str | None = None
 
 
+def _load_changed(study: optuna.Study, outside_now: float | None) -> str | None:
+    """Why the study's load and the machine's now differ, or None: a study measured beside
+    another process's steady load is not continued on a quiet machine, nor the other way
+    round (its trials would be compared with the new ones)."""
+    if outside_now is None:
+        return None
+    trials = study.get_trials(deepcopy=False)
+    if not any(usable(t) for t in trials):
+        return None
+    then = steady_load(trials)
+    loaded_now = outside_now >= MIN_CORES
+    if (then is not None) == loaded_now:
+        return None
+    was = then.text() if then is not None else "on a quiet machine"
+    return (
+        f"study {study.study_name!r} was measured {was}; "
+        f"other processes use {outside_now:.1f} cores now"
+    )
+
+
 def open_study_for_rerun(
-    storage: optuna.storages.BaseStorage, name: str, key: StudyKey, *, rerun: Rerun = "auto"
+    storage: optuna.storages.BaseStorage,
+    name: str,
+    key: StudyKey,
+    *,
+    rerun: Rerun = "auto",
+    outside_now: float | None = None,
 ) -> Opened:
     """The study a rerun of the same command means.
 
     - the script is unchanged (or "resume"): the study itself, continued;
-    - the script changed since the study measured it ("auto"), or "fresh": a new study
-      beside it, named ``NAME-2``, ``NAME-3``...; the old one is kept, never deleted.
+    - the script changed since the study measured it ("auto"), or "fresh", or it was
+      measured under another load than the machine's now (``outside_now``: cores other
+      processes use): a new study beside it, named ``NAME-2``, ``NAME-3``...; the old one is
+      kept, never deleted.
     """
     names = {s.study_name for s in optuna.get_all_study_summaries(storage)}
     if name not in names or rerun == "resume":
@@ -87,14 +116,15 @@ def open_study_for_rerun(
         return Opened(study)
     existing = optuna.load_study(study_name=name, storage=storage)
     changed = state.load(existing).identity.script_sha256 not in (None, key.script_sha256)
-    if rerun == "auto" and not changed:
+    load_changed = _load_changed(existing, outside_now) if rerun == "auto" else None
+    if rerun == "auto" and not changed and load_changed is None:
         return Opened(open_study(storage, name, key))
     numbered = sorted(
         (int(n.rsplit("-", 1)[1]) for n in names if n.startswith(f"{name}-")
          and n.rsplit("-", 1)[1].isdigit()),
         reverse=True,
     )  # fmt: skip
-    if rerun == "auto":
+    if rerun == "auto" and changed:
         # The edited script was measured afresh before: continue that study.
         for number in numbered:
             later = optuna.load_study(study_name=f"{name}-{number}", storage=storage)
@@ -108,10 +138,10 @@ def open_study_for_rerun(
     why = (
         f"{key.script} changed since study {name!r} measured it"
         if changed
-        else f"--fresh asked for new measurements instead of study {name!r}"
+        else load_changed or f"--fresh asked for new measurements instead of study {name!r}"
     )
     note = f"{why}: measuring afresh in study {fresh!r} ({name!r} is kept" + (
-        "; pass --resume to continue it instead)" if changed else ")"
+        "; pass --resume to continue it instead)" if changed or load_changed else ")"
     )
     return Opened(open_study(storage, fresh, key), note)
 

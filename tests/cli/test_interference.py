@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import uuid
 
 import pytest
@@ -80,4 +81,57 @@ def test_a_model_bound_search_beside_a_spinner_says_so(db_url: str) -> None:
     assert data["binding_ceiling"] in (None, "compute"), data
     if data["binding_ceiling"] is None:
         assert data["efficiency"] is None
+    assert_no_orphans(mark)
+
+
+@pytest.mark.slow
+def test_a_baseline_slowed_by_a_spinner_that_then_stops_claims_no_speedup(db_url: str) -> None:
+    """The spinner runs while the script as written is measured and is stopped the moment the
+    CLI reports that trial (its own progress line): every later trial runs on a quiet machine.
+    The truth for a model-bound script is 1.00x; the answer says that, or that it could not
+    compare, never a speedup."""
+    mark = uuid.uuid4().hex
+    args = [str(EXAMPLES / "model_bound.py"), "--storage", db_url, "--trials", "4", "--json"]
+    args += ["--trial-timeout", "60", "--window", "0.4", *SCRIPT]
+    stopped_at: list[str] = []
+    with subprocess.Popen(
+        [sys.executable, "-c", SPIN], stdout=subprocess.PIPE, text=True
+    ) as spinner:
+        assert spinner.stdout is not None
+        assert spinner.stdout.readline().strip() == "spinning"
+        try:
+            with subprocess.Popen(
+                [*CLI, *args],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env={**os.environ, MARK_ENV: mark},
+            ) as cli:
+                assert cli.stderr is not None and cli.stdout is not None
+                err: list[str] = []
+
+                def follow() -> None:
+                    assert cli.stderr is not None
+                    for line in cli.stderr:
+                        err.append(line)
+                        if line.strip().startswith("#0 ") and spinner.poll() is None:
+                            spinner.kill()
+                            stopped_at.append(line)
+
+                reader = threading.Thread(target=follow)
+                reader.start()
+                out = cli.stdout.read()
+                code = cli.wait(timeout=600)
+                reader.join(timeout=60)
+        finally:
+            spinner.kill()
+    assert code == 0, "".join(err)
+    assert stopped_at, "".join(err)  # the baseline really was measured beside the spinner
+    data = json.loads(out)
+    said = data["interference"]
+    assert said is not None, data
+    if said["comparison"] is None:
+        assert data["speedup"] is not None and data["speedup"] <= 1.2, (data, "".join(err))
+    else:
+        assert data["speedup"] is None, data
     assert_no_orphans(mark)

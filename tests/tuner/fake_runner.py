@@ -26,9 +26,13 @@ class FakeRunner(BaseRunner):
         cores: int = 2,
         fail: Callable[[LoaderConfig], str | None] = lambda c: None,
         after: Callable[[TrialConfig, ProbeResult], ProbeResult] = lambda c, r: r,
+        load: Callable[[TrialConfig], tuple[float, float | None]] = lambda c: (1.0, None),
         seed: int = 0,
     ) -> None:
         self.after = after
+        # Another process on the machine while a probe runs: (slowdown, cores it took), read
+        # before the windows are reported, as the real probe reads them.
+        self.load = load
         self.load_s, self.compute_s, self.batch = load_s, compute_s, batch
         self.script = script or LoaderConfig(
             num_workers=0,
@@ -81,7 +85,8 @@ class FakeRunner(BaseRunner):
                 applied_config=applied,
                 wall_s=1.0,
             )
-        mean = self.rate(applied, ceiling=config.mode == "ceiling")
+        slowdown, outside = self.load(config)
+        mean = self.rate(applied, ceiling=config.mode == "ceiling") / slowdown
         windows: list[float] = []
         for i in range(config.settings.windows):
             windows.append(mean * (1 + self.rng.gauss(0, self.noise)))
@@ -111,7 +116,7 @@ class FakeRunner(BaseRunner):
         ceiling: dict[str, object] = {}
         if config.mode == "baseline":
             # Like the real probe: the ceiling replays batches after the script's own windows.
-            top = self.rate(applied, ceiling=True)
+            top = self.rate(applied, ceiling=True) / slowdown
             ceiling_windows = sorted(
                 top * (1 + self.rng.gauss(0, self.noise)) for _ in range(config.settings.windows)
             )
@@ -144,4 +149,8 @@ class FakeRunner(BaseRunner):
             wall_s=3.0,
             startup_fraction=0.0,
             epoch_starts=0,
+            interference_cores=[] if outside is None else [outside] * len(windows),
+            ceiling_interference_cores=[]
+            if outside is None
+            else [outside] * len(ceiling.get("ceiling_windows", [])),  # type: ignore[arg-type]
         )

@@ -64,7 +64,13 @@ def test_a_latency_bound_run_settles_on_workers_found_on_its_own_steps(
     # The settled config is the study's recommendation, and it loads with workers.
     assert LoaderConfig.from_dict(answer.recommended.config) == adapted.settled
     assert (adapted.settled.num_workers or 0) > 0, adapted
-    assert answer.speedup is not None and answer.speedup > 1.5, answer.to_dict()
+    unlike = (answer.interference or {}).get("comparison")
+    if unlike:
+        # A busy machine slowed the script's own segment and not the settled one (or the
+        # other way round): that ratio is no speedup, and none is stated.
+        assert answer.speedup is None, answer.to_dict()
+    else:
+        assert answer.speedup is not None and answer.speedup > 1.5, answer.to_dict()
     assert "the training ended" not in adapted.outcome.stop_reason, adapted.outcome
 
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import optuna
 
+from autotune.runner import Target
+from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study
+from autotune.tuner._interference import load_noise, steady_load
 from autotune.tuner._pruner import WindowPruner
+from tests.tuner.fake_runner import FakeRunner
 
 
 def _with_best(windows: list[float]) -> optuna.Study:
@@ -41,3 +45,33 @@ def test_after_two_windows_a_range_below_the_best_by_the_noise_margin_prunes() -
 def test_nothing_to_compare_with_prunes_nothing() -> None:
     study = optuna.create_study(direction="maximize", pruner=WindowPruner())
     assert not _prunes(study, [1.0, 1.0])
+
+
+def _loaded_study(noise: float) -> optuna.Study:
+    """A search run beside another process (1 core of 2 in every window), windows swinging
+    by ``noise``."""
+    storage = optuna.storages.RDBStorage("sqlite:///:memory:")
+    study = open_study(storage, "s", StudyKey("train.py", (), {"id": "hw", "cpu_count": 2}))
+    runner = FakeRunner(load_s=0.2, compute_s=0.005, noise=noise, load=lambda c: (1.5, 1.0))
+    options = TunerOptions(trials=2, patience=3, confirm_top=0)
+    Tuner(study, Target("train.py"), runner, options, cpu_count=2, cuda=False).run()
+    return study
+
+
+def test_under_a_steady_load_one_window_or_the_loads_own_noise_prunes_nothing() -> None:
+    study = _loaded_study(noise=0.15)
+    trials = study.get_trials(deepcopy=False)
+    assert steady_load(trials) is not None
+    noise = load_noise(trials)
+    assert noise > 2 * 0.03
+    best = max(
+        (t for t in trials if t.value is not None and t.intermediate_values),
+        key=lambda t: t.value or 0.0,
+    )
+    low = min(best.intermediate_values.values())
+    # 40% under the best's slowest window: one window is no evidence under this load.
+    assert not _prunes(study, [low * 0.6])
+    # Two windows, below by less than the load's own noise: still none.
+    assert not _prunes(study, [low * (1 - noise / 2), low * (1 - noise / 2)])
+    # Two windows far below it: pruned.
+    assert _prunes(study, [low * (1 - noise) * 0.5, low * (1 - noise) * 0.5])
