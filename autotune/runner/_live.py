@@ -40,7 +40,8 @@ from autotune.contract import (
 )
 from autotune.runner._base import BaseRunner, Target, WindowCallback
 from autotune.runner._group import TERM_GRACE_S, probe_command, probe_env
-from autotune.runner._lifecycle import Interrupts, ProcessTree, exit_status
+from autotune.runner._interrupts import Interrupts, exit_status
+from autotune.runner._lifecycle import ProcessTree
 from autotune.runner._process import Progress
 
 # After Ctrl-C, how long the training may take to end (and report the segment it ended

@@ -28,57 +28,26 @@ unconditional re-measure.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import optuna
 
 from autotune.contract import LoaderConfig, ProbeResult
-from autotune.state import Confirmation, Contender, baseline_of, usable
-from autotune.tuner._interference import (
-    Windows,
-    alike,
-    load_of,
-    of_result,
-    of_trial,
-    steady_load,
-    to_record,
-    unread,
+from autotune.state import Confirmation, baseline_of, usable
+from autotune.tuner._candidates import (
+    Candidate,
+    Plan,
+    contenders,
+    describe_interval,
+    measure,
+    medians_text,
+    separated,
 )
+from autotune.tuner._fresh import confirm_fresh, unlike_plan
+from autotune.tuner._interference import of_trial
+from autotune.tuner._load import steady_load
 from autotune.tuner._noise import NOISE_FLOOR, ci95_median, median, relative_spread
 from autotune.tuner._records import trial_config, trial_result
-
-
-@dataclass
-class Candidate:
-    trial: int
-    config: LoaderConfig
-    windows: list[float]
-    peak_rss: int = 0
-    runs: int = 1
-    probe_seconds: float = 0.0
-    extra: list[list[float]] = field(default_factory=list)
-    # The outside cores of each window (probe/_interference.py), when read.
-    interference: Windows | None = None
-    # Each re-measure's own windows and readings, in the order they ran.
-    remeasures: list[Windows] = field(default_factory=list)
-
-    def readings(self) -> Windows:
-        """``windows`` with their interference readings (unread where they do not match)."""
-        found = self.interference
-        return found if found is not None and found.rates == self.windows else unread(self.windows)
-
-    def cost(self) -> tuple[int, int, int, int]:
-        """Cheaper first: fewer workers, fewer batches held in memory, fewer streams."""
-        c = self.config
-        workers = c.num_workers or 0
-        return (workers, workers * (c.prefetch_factor or 0), c.num_streams or 0, self.peak_rss)
-
-
-def separated(fast: Candidate, slow: Candidate, margin: float = NOISE_FLOOR) -> bool:
-    """Every window of ``fast`` beats every window of ``slow`` by more than ``margin``."""
-    return min(fast.windows) > max(slow.windows) * (1 + margin)
 
 
 def drift_between_probes(pool: Sequence[Candidate]) -> float | None:
@@ -100,14 +69,6 @@ def drift_between_probes(pool: Sequence[Candidate]) -> float | None:
     return worst
 
 
-def _medians(cands: Sequence[Candidate]) -> str:
-    """ "medians 8,838 and 8,267 samples/s": the figures a sentence about closeness is of."""
-    said = [f"{median(c.windows):,.0f}" for c in cands if c.windows]
-    if len(said) == 1:
-        return f"median {said[0]} samples/s"
-    return f"medians {', '.join(said[:-1])} and {said[-1]} samples/s"
-
-
 def pick(candidates: list[Candidate], limit: int, margin: float = NOISE_FLOOR) -> list[Candidate]:
     """The best ``limit`` distinct configs that could still be the fastest."""
     ranked = sorted(
@@ -123,31 +84,6 @@ def pick(candidates: list[Candidate], limit: int, margin: float = NOISE_FLOOR) -
         if len(chosen) == limit:
             break
     return chosen
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What confirmation should do; built by ``confirmation_plan``.
-
-    ``candidates`` are the configs that could still win, best first (the leader alone when
-    it wins by far). ``remeasure`` says to re-run them interleaved; ``remeasure_baseline``
-    adds the baseline to that round (only when it is not a candidate itself). ``baseline``
-    is the speedup's denominator either way.
-    """
-
-    candidates: list[Candidate]
-    baseline: Candidate | None
-    remeasure: bool
-    remeasure_baseline: bool
-    why: str
-    margin: float = NOISE_FLOOR
-    # The runs compared were measured under different loads: re-measure each afresh (the
-    # search's windows set aside), interleaved, twice.
-    fresh: bool = False
-
-    @property
-    def skipped(self) -> bool:
-        return not self.remeasure
 
 
 def confirmation_plan(
@@ -173,7 +109,7 @@ def confirmation_plan(
         return Plan([], base, False, False, "nothing was measured", margin)
     close = pick(measured, len(measured), margin)
     leader = close[0]
-    unlike = _unlike_plan(leader, measured, base, limit, margin)
+    unlike = unlike_plan(leader, measured, base, limit, margin)
     if unlike is not None:
         return unlike
     pct = f"{margin:.0%}"
@@ -190,9 +126,9 @@ def confirmation_plan(
                 base,
                 True,
                 True,
-                f"the windows of {names} overlap within {pct} ({_medians(chosen)}), and "
+                f"the windows of {names} overlap within {pct} ({medians_text(chosen)}), and "
                 f"#{leader.trial}, the fastest and the cheapest, overlaps the baseline's "
-                f"({_medians([base] if base is not None else [])}): both re-measured "
+                f"({medians_text([base] if base is not None else [])}): both re-measured "
                 "interleaved",
                 margin,
             )
@@ -203,7 +139,7 @@ def confirmation_plan(
                 base,
                 True,
                 again,
-                f"the windows of {names} overlap within {pct} ({_medians(chosen)}), "
+                f"the windows of {names} overlap within {pct} ({medians_text(chosen)}), "
                 "and the baseline's with them: "
                 "re-measured interleaved" + (", with the baseline" if again else ""),
                 margin,
@@ -217,7 +153,7 @@ def confirmation_plan(
                 base,
                 True,
                 False,
-                f"the windows of {names} overlap within {pct} ({_medians(chosen)}) under a "
+                f"the windows of {names} overlap within {pct} ({medians_text(chosen)}) under a "
                 "steady load, whose noise can hide a trend: re-measured interleaved",
                 margin,
             )
@@ -228,7 +164,7 @@ def confirmation_plan(
             base,
             False,
             False,
-            f"the windows of {names} overlap within {pct} ({_medians(chosen)}), all clearly "
+            f"the windows of {names} overlap within {pct} ({medians_text(chosen)}), all clearly "
             "above the baseline: a tie, "
             f"decided without a re-measure for the cheapest within {NOISE_FLOOR:.0%} of the "
             "fastest",
@@ -242,13 +178,13 @@ def confirmation_plan(
             True,
             True,
             f"#{leader.trial}'s windows overlap the baseline's within {pct} "
-            f"({_medians([leader, base])}): both re-measured interleaved",
+            f"({medians_text([leader, base])}): both re-measured interleaved",
             margin,
         )
     if len(close) > 1:  # a close race, but limit < 2 re-measures no race
         why = (
             f"#{leader.trial}'s windows overlap #{close[1].trial}'s within {pct} "
-            f"({_medians(close[:2])}), but a limit of "
+            f"({medians_text(close[:2])}), but a limit of "
             f"{limit} re-measures no race: decided from the search's windows"
         )
     elif all(c.config == leader.config for c in measured):
@@ -260,83 +196,6 @@ def confirmation_plan(
             "a re-measure cannot change the pick"
         )
     return Plan([leader], base, False, False, why, margin)
-
-
-def _unlike_plan(
-    leader: Candidate,
-    measured: list[Candidate],
-    base: Candidate | None,
-    limit: int,
-    margin: float,
-) -> Plan | None:
-    """A fresh, interleaved re-measure when the leader and the baseline, or the leader and
-    a rival, were measured under different loads; None when every comparison is like with
-    like. A rival measured under another load could have been slowed, or helped, by it:
-    the fastest such rivals (up to ``limit`` configs with the leader) go into the round.
-    The baseline is a candidate too: the cheapest within noise of the fastest wins."""
-    lead = leader.readings()
-    is_base = base is not None and leader.config == base.config
-    rivals: list[Candidate] = []
-    for cand in sorted(measured, key=lambda c: median(c.windows), reverse=True):
-        taken = [leader, *rivals, *([base] if base is not None else [])]
-        if any(cand.config == c.config for c in taken):
-            continue
-        if not alike(cand.readings(), lead):
-            rivals.append(cand)
-    base_unlike = base is not None and not is_base and not alike(base.readings(), lead)
-    if not base_unlike and not rivals:
-        return None
-    chosen = [leader, *rivals][: max(1, limit)]
-    if base is not None and not is_base:
-        chosen.insert(len(chosen) // 2 + 1, base)
-    other = base if base_unlike and base is not None else rivals[0]
-    name = f"#{other.trial}" + (" (the script as written)" if other is base else "")
-    why = (
-        f"{name} was measured {load_of(other.readings()).text()}, "
-        f"#{leader.trial} {load_of(lead).text()}: not a comparison. "
-        f"{', '.join(f'#{c.trial}' for c in chosen)} re-measured afresh, interleaved, twice each"
-    )
-    return Plan(chosen, base, True, False, why, margin, fresh=True)
-
-
-def interval_coverage(n: int) -> float:
-    """True coverage of ``ci95_median``'s interval over ``n`` distinct values.
-
-    ``[x(j+1), x(n-j)]`` (1-based ranks) holds the median when between j+1 and n-j-1 values
-    fall below it: P(j+1 <= K <= n-j-1), K ~ Binomial(n, 1/2). The rank j is read off
-    ``ci95_median`` itself (run on the ranks 0..n-1), so this stays true if that changes.
-    Four windows give the full range: 87.5 %, not 95 %.
-    """
-    if n < 1:
-        return 0.0
-    lo = int(ci95_median(range(n))[0])
-    return sum(math.comb(n, i) for i in range(lo + 1, n - lo)) / (1 << n)
-
-
-def describe_interval(cand: Candidate) -> str:
-    """How the winner's interval was computed, in words the report can show."""
-    n = len(cand.windows)
-    cover = f"covers the median with {interval_coverage(n):.1%} probability"
-    if cand.runs <= 1:
-        return (
-            f"order statistics of the {n} windows of one probe ({cover}); "
-            "within-probe noise only: drift between probes is not in it"
-        )
-    return f"order statistics of the {n} windows over {cand.runs} interleaved probes ({cover})"
-
-
-def _measure(runs: list[Candidate], probe: Callable[[Candidate], ProbeResult]) -> None:
-    for cand in runs:
-        result = probe(cand)
-        cand.probe_seconds += result.wall_s or 0.0
-        if result.ok and result.windows:
-            cand.remeasures.append(of_result(result))
-            cand.interference = cand.readings().plus(of_result(result))
-            cand.windows.extend(result.windows)
-            cand.extra.append(result.windows)
-            cand.runs += 1
-            if result.peak_rss_bytes:
-                cand.peak_rss = max(cand.peak_rss, result.peak_rss_bytes)
 
 
 def confirm_plan(
@@ -355,14 +214,14 @@ def confirm_plan(
     if not candidates:
         raise ValueError("nothing to confirm")
     if plan.fresh:
-        return _confirm_fresh(plan, probe, rounds=max(2, rounds))
+        return confirm_fresh(plan, probe, rounds=max(2, rounds))
     if plan.remeasure:
         runs = [*candidates]
         extra = baseline if plan.remeasure_baseline else None
         if extra is not None:
             runs.insert(len(candidates) // 2 + 1, extra)
         for _ in range(rounds):
-            _measure(runs, probe)
+            measure(runs, probe)
             if extra is not None and extra in runs:
                 runs.remove(extra)  # once is enough for the speedup's denominator
     top = max(candidates, key=lambda c: median(c.windows))
@@ -378,105 +237,10 @@ def confirm_plan(
         fastest=top.trial,
         baseline_median=median(baseline.windows) if baseline is not None else None,
         probe_seconds=sum(c.probe_seconds for c in {id(c): c for c in spent}.values()),
-        candidates=_contenders(candidates),
+        candidates=contenders(candidates),
         skipped=plan.skipped,
         why=plan.why,
         interval=describe_interval(winner),
-    )
-
-
-def _contenders(candidates: list[Candidate]) -> list[Contender]:
-    return [
-        Contender(
-            trial=c.trial,
-            config=c.config.to_dict(),
-            median=median(c.windows) if c.windows else None,
-            ci95=list(ci95_median(c.windows)) if c.windows else None,
-            runs=c.runs,
-            **to_record(c.readings()),
-        )
-        for c in candidates
-    ]
-
-
-def comparable(a: Candidate, b: Candidate) -> bool:
-    """Two re-measured configs whose ratio means something: measured under the same load, or
-    each under its own load in every interleaved round. A load that followed the settings
-    through rounds taken turn about, and not the clock, comes with the settings (a loader's
-    own kernel threads, its storage's daemons): it is part of what they cost."""
-    if a is b or alike(a.readings(), b.readings()):
-        return True
-    kinds_a = {load_of(w).kind for w in a.remeasures}
-    kinds_b = {load_of(w).kind for w in b.remeasures}
-    steady = len(a.remeasures) >= 2 and len(b.remeasures) >= 2
-    return (
-        steady and len(kinds_a) == 1 and len(kinds_b) == 1 and "changing" not in kinds_a | kinds_b
-    )
-
-
-def _confirm_fresh(
-    plan: Plan, probe: Callable[[Candidate], ProbeResult], *, rounds: int
-) -> Confirmation:
-    """Carry out a like-with-like plan: every candidate (the baseline among them) measured
-    afresh, interleaved, ``rounds`` times; only these windows count. The cheapest config
-    within noise of the fastest wins, and it is only said to beat the script as written
-    when the two fresh runs were measured under the same load."""
-    candidates, baseline = plan.candidates, plan.baseline
-    for cand in candidates:
-        cand.windows, cand.extra, cand.interference, cand.runs = [], [], None, 0
-        cand.remeasures = []
-    for _ in range(rounds):
-        _measure(candidates, probe)
-    live = [c for c in candidates if c.windows]
-    spent = sum(c.probe_seconds for c in candidates)
-    if baseline is not None and all(c is not baseline for c in candidates):
-        # The leader runs the script's own settings: its fresh windows are the baseline's.
-        baseline = next((c for c in candidates if c.config == baseline.config), baseline)
-    base = baseline if baseline is not None and baseline.windows else None
-    incomparable: str | None = None
-    if not live:
-        incomparable = "no re-measure produced a window"
-    elif baseline is not None and base is None:
-        incomparable = "the script as written produced no window when re-measured"
-    winner = fastest = None
-    if live:
-        fastest = max(live, key=lambda c: median(c.windows))
-        tolerance = min(relative_spread(fastest.windows), NOISE_FLOOR)
-        floor = median(fastest.windows) * (1 - tolerance)
-        eligible = [c for c in live if median(c.windows) >= floor]
-        winner = min(eligible, key=Candidate.cost)
-        if not comparable(winner, fastest):
-            incomparable = (
-                f"#{fastest.trial} was re-measured {load_of(fastest.readings()).text()}, "
-                f"#{winner.trial} {load_of(winner.readings()).text()}"
-            )
-        elif base is not None and winner is not base and not comparable(winner, base):
-            incomparable = (
-                f"re-measured, the script as written ran {load_of(base.readings()).text()} "
-                f"and #{winner.trial} {load_of(winner.readings()).text()}"
-            )
-    if incomparable is not None and base is not None:
-        # Nothing was shown to beat the script as written: it stays the answer.
-        winner = base
-    if winner is None:
-        winner = baseline or candidates[0]
-    return Confirmation(
-        winner=winner.trial,
-        median=median(winner.windows) if winner.windows else None,
-        ci95=list(ci95_median(winner.windows)) if winner.windows else None,
-        fastest=fastest.trial if fastest is not None else None,
-        baseline_median=median(base.windows) if base is not None else None,
-        probe_seconds=spent,
-        candidates=_contenders(candidates),
-        skipped=False,
-        why=plan.why,
-        interval=describe_interval(winner) if winner.windows else None,
-        fresh=True,
-        incomparable=(
-            None
-            if incomparable is None
-            else f"the load would not hold still: {incomparable}; no speedup is stated"
-        ),
     )
 
 

@@ -19,7 +19,7 @@ knows. So:
 - disturbed windows are never the evidence that disproves a ceiling (``evidence``), and a
   compute ceiling measured mostly in them binds nothing (``_ceiling.bound_for``);
 - a speedup is a ratio of two runs, so it is only stated between runs measured under the
-  same load (``alike``): a script as written slowed 16x by one spinning core, against a
+  same load (``_load.alike``): a script as written slowed 16x by one spinning core, against a
   config measured once the core was free, is no speedup. ``Load`` names the condition a run
   or a whole study was measured under, so the answer can say it and keep it.
 """
@@ -29,13 +29,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from optuna.trial import FrozenTrial
 
 from autotune.contract import ProbeResult
-from autotune.state import Ceiling, Confirmation, Readings, StudyState, usable, windows_of
-from autotune.tuner._noise import NOISE_FLOOR, ci95_median, median
+from autotune.state import Ceiling, Readings, windows_of
+from autotune.tuner._noise import ci95_median
 from autotune.tuner._records import trial_result
 
 MIN_CORES = 0.5
@@ -43,11 +43,6 @@ FREE_SHARE = 0.25
 # The widened upper end assumes at least this many cores were left to the probe: a reading
 # near cpu_count would make the factor unbounded.
 _MIN_LEFT = 0.25
-# A run is measured quiet when fewer than half its windows were disturbed (its median is
-# then a quiet window's: one blip in three windows moves nothing), and under load when at
-# least LOADED_SHARE were; in between the load came or went while it ran.
-QUIET_SHARE = 0.5
-LOADED_SHARE = 0.75
 
 
 def tree_cores(result: ProbeResult, *, main_only: bool = False) -> float:
@@ -100,58 +95,6 @@ class Windows:
             self.limits + other.limits,
             self.cpu_count or other.cpu_count,
         )
-
-
-LoadKind = Literal["quiet", "loaded", "changing", "unread"]
-
-
-@dataclass(frozen=True)
-class Load:
-    """The condition windows were measured under: ``kind``, and the mean cores other
-    processes used over them (``cores``) on a machine of ``cpu_count`` cores."""
-
-    kind: LoadKind
-    cores: float | None = None
-    cpu_count: int | None = None
-
-    def text(self) -> str:
-        """The condition in words, as the answer names it."""
-        if self.kind == "unread":
-            return "with no reading of other processes' load"
-        of = f" of {self.cpu_count}" if self.cpu_count else ""
-        if self.kind == "quiet":
-            return f"on a quiet machine (other processes used {self.cores or 0.0:.1f}{of} cores)"
-        if self.kind == "loaded":
-            return f"with another process on {self.cores or 0.0:.1f}{of} cores"
-        return f"under a changing load (other processes used {self.cores or 0.0:.1f}{of} cores)"
-
-    def to_dict(self) -> dict[str, Any]:
-        cores = None if self.cores is None else round(self.cores, 3)
-        return {"kind": self.kind, "cores": cores, "cpu_count": self.cpu_count, "text": self.text()}
-
-
-def load_of(windows: Windows) -> Load:
-    """The condition of a run (or of several pooled): quiet, loaded or changing."""
-    read = [(c, d) for c, d in zip(windows.cores, windows.disturbed, strict=True) if c is not None]
-    if not read:
-        return Load("unread", None, windows.cpu_count)
-    share = sum(d for _, d in read) / len(read)
-    cores = sum(c for c, _ in read) / len(read)
-    if share < QUIET_SHARE:
-        return Load("quiet", cores, windows.cpu_count)
-    return Load("loaded" if share >= LOADED_SHARE else "changing", cores, windows.cpu_count)
-
-
-def alike(a: Windows, b: Windows) -> bool:
-    """Two runs measured under the same load, so that their ratio means something: both
-    quiet, or both loaded. How many cores the other process got is not compared: it follows
-    how many the probe itself asked for (one spinner beside 2 cores read 1.8 cores outside a
-    0-worker run and 1.3 outside an 8-worker one). Runs with no reading are taken as they
-    come: nothing says otherwise."""
-    la, lb = load_of(a), load_of(b)
-    if "unread" in (la.kind, lb.kind):
-        return True
-    return la.kind == lb.kind != "changing"
 
 
 def unread(rates: Sequence[float]) -> Windows:
@@ -314,97 +257,3 @@ def study_windows(ceiling: Ceiling | None, trials: Sequence[FrozenTrial]) -> lis
     if ceiling is not None and ceiling.windows:
         found.append(of_record(ceiling))
     return found
-
-
-def _confirmed(trial: FrozenTrial, confirmation: Confirmation | None) -> Windows:
-    """A trial's windows as the answer counts them: pooled with its re-measures when
-    confirmed, its fresh re-measures alone when the search's were set aside."""
-    if confirmation is None:
-        return of_trial(trial)
-    for entry in confirmation.candidates:
-        if entry.trial == trial.number and (entry.interference_cores or confirmation.fresh):
-            return of_record(entry)
-    return of_trial(trial)
-
-
-def condition(parts: Sequence[Windows | None]) -> Load:
-    """The load the answer's own figures were measured under, their windows pooled: quiet,
-    loaded (and by how much) or changing."""
-    pooled = unread([])
-    for w in parts:
-        if w is not None:
-            pooled = pooled.plus(w)
-    return load_of(pooled)
-
-
-def comparison(
-    best: Windows | None, base: Windows | None, confirmation: Confirmation | None
-) -> str | None:
-    """Why no speedup is stated, or None when the answer and the script as written were
-    measured like with like (or re-measured afresh and found so)."""
-    if confirmation is not None and confirmation.incomparable:
-        return confirmation.incomparable
-    if confirmation is not None and confirmation.fresh:
-        return None
-    if best is None or base is None or alike(best, base):
-        return None
-    return (
-        f"the script as written was measured {load_of(base).text()}, the recommended settings "
-        f"{load_of(best).text()}, and they were not re-measured together: no speedup is stated"
-    )
-
-
-def account(
-    known: StudyState,
-    trials: Sequence[FrozenTrial],
-    best: FrozenTrial | None,
-    base: FrozenTrial | None,
-) -> tuple[list[float] | None, dict[str, Any] | None]:
-    """The recommended config's interval (widened where its windows were disturbed) and the
-    answer's ``interference`` entry."""
-    confirmation, ceiling = known.confirmation, known.ceiling
-    interval = confirmation.ci95 if confirmation else None
-    rec = _confirmed(best, confirmation) if best is not None else None
-    base_windows = _confirmed(base, confirmation) if base is not None else None
-    widened = interval
-    if rec is not None and rec.rates:
-        # Capped by the compute ceiling only where it was measured free of interference.
-        cap = max(evidence(of_record(ceiling)), default=None)
-        widened = widen(interval, rec, cap)
-    parts = {
-        "recommended": rec,
-        "baseline": base_windows,
-        "ceiling": of_record(ceiling) if ceiling is not None and ceiling.windows else None,
-    }
-    said = describe(parts, study_windows(ceiling, trials), widened != interval)
-    if said is not None:
-        said["condition"] = condition([rec, base_windows]).to_dict()
-        said["comparison"] = comparison(rec, base_windows, confirmation)
-    return widened, said
-
-
-def steady_load(trials: Sequence[FrozenTrial]) -> Load | None:
-    """The load the search runs under, when it is steady: another process on the cores in
-    at least ``LOADED_SHARE`` of the measured runs (the script as written alone, before any
-    other). None on a quiet machine, or a load that comes and goes."""
-    loads = [load_of(w) for t in trials if usable(t) and windows_of(t) if (w := of_trial(t)).read]
-    loaded = [x for x in loads if x.kind == "loaded"]
-    if not loaded or len(loaded) < LOADED_SHARE * len(loads):
-        return None
-    cores = sum(x.cores or 0.0 for x in loaded) / len(loaded)
-    return Load("loaded", cores, loaded[0].cpu_count)
-
-
-def load_noise(trials: Sequence[FrozenTrial]) -> float:
-    """How far one config's windows move under the load: the median, over runs measured
-    under it, of their range relative to their median (at least twice the noise floor).
-    Seen beside one spinning core on 2 cores: 846-1,408 samples/s in one run of 6 workers,
-    where a quiet machine moves a few percent."""
-    spreads = []
-    for t in trials:
-        if not usable(t) or len(windows_of(t)) < 2:
-            continue
-        w = of_trial(t)
-        if load_of(w).kind == "loaded" and (mid := median(w.rates)) > 0:
-            spreads.append((max(w.rates) - min(w.rates)) / mid)
-    return max(2 * NOISE_FLOOR, median(spreads) if spreads else 0.0)

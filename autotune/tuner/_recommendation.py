@@ -12,7 +12,7 @@ from autotune.answer import Answer, Baseline, Counts, Failure, Recommended
 from autotune.contract import CEILING_GAP
 from autotune.state import StudyState, baseline_of, counted, record_of, usable
 from autotune.tuner._ceiling import bound_for, ceiling_rate, missing, transport_rate
-from autotune.tuner._interference import account
+from autotune.tuner._load import account
 from autotune.tuner._records import trial_config
 
 

@@ -8,7 +8,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune.state import counted, role, usable, windows_of
 from autotune.tuner._ceiling import near_ceiling, wait_fraction
-from autotune.tuner._interference import load_noise, steady_load
+from autotune.tuner._load import load_noise, steady_load
 from autotune.tuner._noise import clearly_better, median
 from autotune.tuner._records import trial_config
 

@@ -27,7 +27,7 @@ from autotune.tuner._climb import back_off, climb, searched_around_best
 from autotune.tuner._confirm import confirm_study
 from autotune.tuner._gate import Alone, Gate
 from autotune.tuner._heartbeat import fail_stale_trials, heartbeat
-from autotune.tuner._interference import alike, of_trial, steady_load
+from autotune.tuner._load import comparable_baseline, under_load
 from autotune.tuner._options import Outcome, TunerOptions
 from autotune.tuner._plan import Machine, diagnose_study, search_space, seeds
 from autotune.tuner._records import frozen_from_result, trial_result, trial_state
@@ -86,16 +86,6 @@ class Tuner:
     def baseline_trial(self) -> FrozenTrial | None:
         return baseline_of(self._trials())
 
-    def _comparable_baseline(self) -> float | None:
-        """The baseline's rate for the live "best so far (Nx)", or None while the best and
-        the baseline were measured under different loads: that ratio is no speedup."""
-        trials = self._trials()
-        base = baseline_of(trials)
-        best = max((t for t in trials if usable(t)), key=lambda t: t.value or 0.0, default=None)
-        if base is None or best is None or base.value is None:
-            return None
-        return base.value if alike(of_trial(best), of_trial(base)) else None
-
     def _best_value(self) -> float | None:
         values = [t.value for t in self._trials() if usable(t) and t.value is not None]
         return max(values) if values else None
@@ -109,12 +99,7 @@ class Tuner:
     ) -> ProbeResult:
         # The probe sizes its warm-up and windows to fit the script's run, once known.
         settings = length.fitted(self.study, self._settings)
-        if steady_load(self._trials()) is not None:
-            # Under another process's steady load two windows agree by chance (555 and 578
-            # samples/s for a config whose long run was twice that): measure them all. Not
-            # more of them: a bursty loader measured in whole epochs then took 7 epochs,
-            # past the trial's timeout.
-            settings = replace(settings, min_windows=0)
+        settings = under_load(self._trials(), settings)
         self._fitted = settings.script_batches is not None
         result = self.runner.run(
             self.target,
@@ -392,7 +377,7 @@ class Tuner:
             state=trial_state_,
         )
         self.reporter.trial_finished(
-            trial.number, result, self._best_value(), self._comparable_baseline()
+            trial.number, result, self._best_value(), comparable_baseline(self._trials())
         )
         if trial_state_ == TrialState.FAIL:
             back_off(self.study, trial.number, config, result, self._last_space, self.reporter.note)

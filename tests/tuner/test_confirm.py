@@ -7,13 +7,13 @@ from dataclasses import asdict
 import pytest
 
 from autotune.contract import LoaderConfig, ProbeResult
+from autotune.tuner._candidates import interval_coverage
 from autotune.tuner._confirm import (
     Candidate,
     confirm,
     confirm_plan,
     confirmation_plan,
     drift_between_probes,
-    interval_coverage,
 )
 from autotune.tuner._noise import median
 

@@ -1,0 +1,143 @@
+"""Like with like: a fresh, interleaved re-measure of runs taken under different loads.
+
+When the leader and the script as written (or a rival that could still beat the leader)
+were measured under different loads (``_load.alike``: one while another process took a core,
+the other on a quiet machine), their ratio is no evidence of anything, however far apart
+they are. They are re-measured afresh, interleaved A B A B, the search's windows set aside;
+if the fresh runs still disagree on the load, no speedup is stated and the script as written
+stays the answer (``Confirmation.incomparable``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from autotune.contract import ProbeResult
+from autotune.state import Confirmation
+from autotune.tuner._candidates import (
+    Candidate,
+    Plan,
+    contenders,
+    describe_interval,
+    measure,
+)
+from autotune.tuner._load import alike, load_of
+from autotune.tuner._noise import NOISE_FLOOR, ci95_median, median, relative_spread
+
+
+def unlike_plan(
+    leader: Candidate,
+    measured: list[Candidate],
+    base: Candidate | None,
+    limit: int,
+    margin: float,
+) -> Plan | None:
+    """A fresh, interleaved re-measure when the leader and the baseline, or the leader and
+    a rival, were measured under different loads; None when every comparison is like with
+    like. A rival measured under another load could have been slowed, or helped, by it:
+    the fastest such rivals (up to ``limit`` configs with the leader) go into the round.
+    The baseline is a candidate too: the cheapest within noise of the fastest wins."""
+    lead = leader.readings()
+    is_base = base is not None and leader.config == base.config
+    rivals: list[Candidate] = []
+    for cand in sorted(measured, key=lambda c: median(c.windows), reverse=True):
+        taken = [leader, *rivals, *([base] if base is not None else [])]
+        if any(cand.config == c.config for c in taken):
+            continue
+        if not alike(cand.readings(), lead):
+            rivals.append(cand)
+    base_unlike = base is not None and not is_base and not alike(base.readings(), lead)
+    if not base_unlike and not rivals:
+        return None
+    chosen = [leader, *rivals][: max(1, limit)]
+    if base is not None and not is_base:
+        chosen.insert(len(chosen) // 2 + 1, base)
+    other = base if base_unlike and base is not None else rivals[0]
+    name = f"#{other.trial}" + (" (the script as written)" if other is base else "")
+    why = (
+        f"{name} was measured {load_of(other.readings()).text()}, "
+        f"#{leader.trial} {load_of(lead).text()}: not a comparison. "
+        f"{', '.join(f'#{c.trial}' for c in chosen)} re-measured afresh, interleaved, twice each"
+    )
+    return Plan(chosen, base, True, False, why, margin, fresh=True)
+
+
+def comparable(a: Candidate, b: Candidate) -> bool:
+    """Two re-measured configs whose ratio means something: measured under the same load, or
+    each under its own load in every interleaved round. A load that followed the settings
+    through rounds taken turn about, and not the clock, comes with the settings (a loader's
+    own kernel threads, its storage's daemons): it is part of what they cost."""
+    if a is b or alike(a.readings(), b.readings()):
+        return True
+    kinds_a = {load_of(w).kind for w in a.remeasures}
+    kinds_b = {load_of(w).kind for w in b.remeasures}
+    steady = len(a.remeasures) >= 2 and len(b.remeasures) >= 2
+    return (
+        steady and len(kinds_a) == 1 and len(kinds_b) == 1 and "changing" not in kinds_a | kinds_b
+    )
+
+
+def confirm_fresh(
+    plan: Plan, probe: Callable[[Candidate], ProbeResult], *, rounds: int
+) -> Confirmation:
+    """Carry out a like-with-like plan: every candidate (the baseline among them) measured
+    afresh, interleaved, ``rounds`` times; only these windows count. The cheapest config
+    within noise of the fastest wins, and it is only said to beat the script as written
+    when the two fresh runs were measured under the same load."""
+    candidates, baseline = plan.candidates, plan.baseline
+    for cand in candidates:
+        cand.windows, cand.extra, cand.interference, cand.runs = [], [], None, 0
+        cand.remeasures = []
+    for _ in range(rounds):
+        measure(candidates, probe)
+    live = [c for c in candidates if c.windows]
+    spent = sum(c.probe_seconds for c in candidates)
+    if baseline is not None and all(c is not baseline for c in candidates):
+        # The leader runs the script's own settings: its fresh windows are the baseline's.
+        baseline = next((c for c in candidates if c.config == baseline.config), baseline)
+    base = baseline if baseline is not None and baseline.windows else None
+    incomparable: str | None = None
+    if not live:
+        incomparable = "no re-measure produced a window"
+    elif baseline is not None and base is None:
+        incomparable = "the script as written produced no window when re-measured"
+    winner = fastest = None
+    if live:
+        fastest = max(live, key=lambda c: median(c.windows))
+        tolerance = min(relative_spread(fastest.windows), NOISE_FLOOR)
+        floor = median(fastest.windows) * (1 - tolerance)
+        eligible = [c for c in live if median(c.windows) >= floor]
+        winner = min(eligible, key=Candidate.cost)
+        if not comparable(winner, fastest):
+            incomparable = (
+                f"#{fastest.trial} was re-measured {load_of(fastest.readings()).text()}, "
+                f"#{winner.trial} {load_of(winner.readings()).text()}"
+            )
+        elif base is not None and winner is not base and not comparable(winner, base):
+            incomparable = (
+                f"re-measured, the script as written ran {load_of(base.readings()).text()} "
+                f"and #{winner.trial} {load_of(winner.readings()).text()}"
+            )
+    if incomparable is not None and base is not None:
+        # Nothing was shown to beat the script as written: it stays the answer.
+        winner = base
+    if winner is None:
+        winner = baseline or candidates[0]
+    return Confirmation(
+        winner=winner.trial,
+        median=median(winner.windows) if winner.windows else None,
+        ci95=list(ci95_median(winner.windows)) if winner.windows else None,
+        fastest=fastest.trial if fastest is not None else None,
+        baseline_median=median(base.windows) if base is not None else None,
+        probe_seconds=spent,
+        candidates=contenders(candidates),
+        skipped=False,
+        why=plan.why,
+        interval=describe_interval(winner) if winner.windows else None,
+        fresh=True,
+        incomparable=(
+            None
+            if incomparable is None
+            else f"the load would not hold still: {incomparable}; no speedup is stated"
+        ),
+    )
