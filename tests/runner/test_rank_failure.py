@@ -129,3 +129,27 @@ def test_the_cli_shows_a_failed_rank_as_it_is(tmp_path: Path) -> None:
         # gloo's "[/__w/...pair.cc:NNN]" on the terminal: as it is.
         gloo_path = failure["reason"].split("RuntimeError: ", 1)[1].split("]", 1)[0] + "]"
         assert gloo_path in done.stderr
+
+
+@pytest.mark.slow
+def test_a_search_whose_trials_lose_a_rank_still_recommends(tmp_path: Path) -> None:
+    # The held-out DDP case: trials whose workers fail on one rank (the other rank's gloo
+    # connection is reset) are failures with their reasons, and the search goes on to an
+    # answer; the script as written, whose ranks train, stays measured.
+    url = f"sqlite:///{tmp_path / 'ranks.db'}"
+    mark = uuid.uuid4().hex
+    done = autotune(
+        "probe", str(SCRIPTS / "rank_fails.py"), "--storage", url, "--nproc-per-node", "2",
+        "--trials", "3", "--json", *FAST_CLI, "--", "--fail-rank", "1", "--only-in-workers",
+        env=terminal_env(**{MARK_ENV: mark}),
+    )  # fmt: skip
+    assert_no_orphans(mark)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "MarkupError" not in done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["recommended"] is not None, answer
+    assert answer["recommended"]["config"]["num_workers"] == 0, answer
+    assert answer["failures"], answer
+    for failure in answer["failures"]:
+        assert failure["reason"].startswith("rank 1: ValueError: bad sample"), failure
+        assert "(in DataLoader worker process" in failure["reason"], failure

@@ -5,6 +5,8 @@ loader has workers. Each step ends in an all_reduce, so the other ranks wait for
 and lose their connection to it when it goes ("Connection closed by peer").
 --destroy: the script destroys its process group in a ``finally``, as many DDP scripts do;
 the failing rank then closes its connections before the probe records its error.
+--only-in-workers: rank R fails only where its loader has workers (the script as written,
+with none, trains).
 """
 
 import argparse
@@ -16,17 +18,19 @@ from torch.utils.data import DataLoader, Dataset, get_worker_info
 
 
 class Samples(Dataset):
-    def __init__(self, size: int, fail_rank: int, fail_at: int) -> None:
+    def __init__(self, size: int, fail_rank: int, fail_at: int, only_in_workers: bool) -> None:
         self.size = size
         self.rank = int(os.environ.get("RANK", "0"))
         self.fail = self.rank == fail_rank
         self.fail_at = fail_at
+        self.only_in_workers = only_in_workers
 
     def __len__(self) -> int:
         return self.size
 
     def __getitem__(self, i: int):
-        if self.fail and i >= self.fail_at:
+        in_worker = get_worker_info() is not None
+        if self.fail and i >= self.fail_at and (in_worker or not self.only_in_workers):
             where = "a worker" if get_worker_info() is not None else "the main process"
             raise ValueError(f"bad sample {i} on rank {self.rank} [{where}]")
         return torch.full((4,), float(i))
@@ -37,9 +41,11 @@ def main() -> None:
     p.add_argument("--fail-rank", type=int, default=1)
     p.add_argument("--fail-at", type=int, default=64)
     p.add_argument("--destroy", action="store_true")
+    p.add_argument("--only-in-workers", action="store_true")
     args = p.parse_args()
     dist.init_process_group("gloo")
-    loader = DataLoader(Samples(100_000, args.fail_rank, args.fail_at), batch_size=4)
+    samples = Samples(100_000, args.fail_rank, args.fail_at, args.only_in_workers)
+    loader = DataLoader(samples, batch_size=4)
     try:
         for batch in loader:
             total = batch.sum()
