@@ -62,3 +62,16 @@ def probe(
 @pytest.fixture
 def db_url(tmp_path: Path) -> Iterator[str]:
     return f"sqlite:///{tmp_path / 'autotune.db'}"
+
+
+def only_study_name(url: str) -> str:
+    """The name of the one study a storage holds (after a real probe into a fresh one)."""
+    import optuna
+
+    storage = optuna.storages.RDBStorage(url)
+    try:
+        (summary,) = optuna.get_all_study_summaries(storage)
+    finally:
+        storage.remove_session()
+        storage.engine.dispose()
+    return summary.study_name

@@ -19,6 +19,7 @@ import pytest
 
 from autotune.store import sync_study
 from autotune.tuner import summarize
+from tests.conftest import only_study_name
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -58,13 +59,7 @@ def probed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
         "probe", "examples/model_bound.py", "--trials", "2", "--window", "0.2",
         "--windows", "2", "--warmup", "0.1", "--storage", url, "--json",
     )  # fmt: skip
-    storage = optuna.storages.RDBStorage(url)
-    try:
-        (summary,) = optuna.get_all_study_summaries(storage)
-    finally:
-        storage.remove_session()
-        storage.engine.dispose()
-    return url, summary.study_name
+    return url, only_study_name(url)
 
 
 def _free_port() -> int:
