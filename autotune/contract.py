@@ -156,6 +156,10 @@ class ProbeSettings:
     # Batches the script's whole run takes, once a probe saw it end by itself (None: not
     # known); warm-up and windows are then sized to fit (probe/_fit.py).
     script_batches: int | None = None
+    # Seconds after the probe's process started by which it stops measuring with the windows
+    # it has (two at least), so a probe slowed by a loaded machine reports what it measured
+    # instead of being killed at the trial timeout with nothing (None: no deadline).
+    deadline_s: float | None = None
 
     def for_ceiling(self) -> ProbeSettings:
         """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``."""

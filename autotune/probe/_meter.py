@@ -30,9 +30,12 @@ The iterators that feed it batch by batch are in ``_iterators.py``.
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Callable, Sequence
 from time import perf_counter
 from typing import Any
+
+import psutil
 
 from autotune.contract import ProbeSettings
 from autotune.probe._fit import fitted_window_s, warmup_over
@@ -60,6 +63,14 @@ def _quantile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     idx = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
     return ordered[idx]
+
+
+def _deadline_at(deadline_s: float | None) -> float | None:
+    """``deadline_s`` after this process started, on the ``perf_counter`` clock."""
+    if deadline_s is None:
+        return None
+    started = psutil.Process().create_time()
+    return perf_counter() + (started + deadline_s - time.time())
 
 
 class Meter:
@@ -133,6 +144,7 @@ class Meter:
         self._window_batches = 0
         self.on_measure_start: Callable[[], None] = lambda: None
         self.on_measure_end: Callable[[], None] = lambda: None
+        self._deadline = _deadline_at(settings.deadline_s)
 
     def iter_started(self, t: float) -> None:
         if self.started_at is None:
@@ -273,12 +285,20 @@ class Meter:
             for i, held in enumerate(self._held):
                 self._on_window(first + i, held)
             self._held.clear()
-        if settled and self.settings.enough(self.windows):
+        if settled and (self.settings.enough(self.windows) or self._out_of_time(now)):
             self.measuring = False
             self.done = True
             self.measure_end = now
             self.on_measure_end()
             self._on_done()
+
+    def _out_of_time(self, now: float) -> bool:
+        """Another window would end past the deadline, and the windows so far can stand."""
+        return (
+            self._deadline is not None
+            and len(self.windows) >= 2
+            and now + self.window_s > self._deadline
+        )
 
     def _epoch_stall_settled(self) -> bool:
         """Whether the windows so far stand (False: still waiting for a window with an epoch

@@ -6,6 +6,11 @@ from dataclasses import dataclass, field
 
 from autotune.contract import LoaderConfig, ProbeSettings
 
+# A probe stops measuring at this share of the trial timeout with the windows it has (two at
+# least), so one slowed by a loaded machine reports what it measured instead of being killed
+# with nothing, which the search would read as a worker count that fails.
+DEADLINE_SHARE = 0.75
+
 
 @dataclass
 class TunerOptions:
@@ -29,6 +34,10 @@ class TunerOptions:
     search: bool = True
     # A stored answer to try first, instead of the guess from the baseline's figures.
     seed: LoaderConfig | None = None
+
+    @property
+    def deadline_s(self) -> float:
+        return DEADLINE_SHARE * self.trial_timeout_s
 
 
 @dataclass

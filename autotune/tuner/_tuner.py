@@ -75,6 +75,8 @@ class Tuner:
         self._last_space: SearchSpace | None = None
         self._fitted = False  # the last probe knew the script's length
         settings = options.settings
+        if target.nproc_per_node == 1:  # ranks that stopped apart would block in a collective
+            settings = replace(settings, deadline_s=settings.deadline_s or options.deadline_s)
         if not settings.min_windows and options.min_windows and target.nproc_per_node == 1:
             settings = replace(settings, min_windows=min(options.min_windows, settings.windows))
         self._settings = settings

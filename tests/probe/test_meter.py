@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
+import psutil
 import torch
 
 from autotune.contract import ProbeSettings
@@ -109,6 +111,29 @@ def test_the_meter_stops_once_two_windows_agree(monkeypatch) -> None:  # type: i
             meter.record(now[0], now[0], 10)
             now[0] += 0.5 / (speedup if meter.windows else 1.0)
         assert len(meter.windows) == expected, meter.windows
+
+
+def test_a_probe_past_its_deadline_reports_the_windows_it_has(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # The deadline counts from this process's start; the fake clock starts at 0 now.
+    age = time.time() - psutil.Process().create_time()
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    counts = []
+    for deadline in (None, age + 4.0):
+        settings = ProbeSettings(
+            warmup_batches=2, warmup_s=0.0, window_s=1.0, windows=10, min_batches_per_window=2,
+            deadline_s=deadline,
+        )  # fmt: skip
+        now[0] = 0.0
+        meter = Meter(settings)
+        meter.iter_started(0.0)
+        while not meter.done and now[0] < 100:
+            meter.record(now[0], now[0], 10)
+            now[0] += 0.25
+        counts.append(len(meter.windows))
+        assert meter.done
+    # Every window without a deadline; with one, those that end before it (two at least).
+    assert counts[0] == 10 and 2 <= counts[1] <= 3, counts
 
 
 written: list[tuple[int, float]] = []

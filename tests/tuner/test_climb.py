@@ -28,8 +28,10 @@ def _add(
     wait: float | None = None,
     cpu: float | None = None,
     batch: int | None = None,
+    outside: float | None = None,
 ) -> None:
-    """``cpu``: CPU-seconds each worker burns per second (None: not measured)."""
+    """``cpu``: CPU-seconds each worker burns per second (None: not measured);
+    ``outside``: cores other processes used in every window, on 2 cores (None: not read)."""
     config = LoaderConfig(num_workers=workers, prefetch_factor=prefetch, persistent_workers=False)
     status = "ok" if rate is not None else "crashed"
     result = ProbeResult(
@@ -41,6 +43,8 @@ def _add(
         measured_wall_s=10.0 if cpu is not None else None,
         worker_cpu_s=cpu * 10.0 * workers if cpu is not None else None,
         batch_size=batch,
+        interference_cores=[outside] * 3 if rate and outside is not None else [],
+        cpu_count=2 if outside is not None else None,
     )
     params = SPACE.params(config)
     study.add_trial(frozen_from_result(result, role, params, SPACE.distributions(params)))
@@ -230,3 +234,35 @@ def test_workers_that_never_idle_are_not_given_a_deeper_queue() -> None:
     _add(idle, 8, 1200.0, wait=0.7, cpu=0.02, batch=32)  # half its capacity: workers idle
     assert climb(idle, SPACE, lambda _: None)
     assert _queued_configs(idle) == [(8, 8)]
+
+
+def test_a_probe_that_measured_then_ran_out_of_time_caps_nothing() -> None:
+    study, notes = _study(), []
+    _add(study, 1, 200.0)
+    slow = LoaderConfig(num_workers=2, prefetch_factor=2, persistent_workers=False)
+    late = ProbeResult(status="hung", windows=[250.0, 320.0, 300.0, 280.0])
+    back_off(study, 2, slow, late, SPACE, notes.append)
+    assert "worker_cap" not in study.user_attrs and not notes and not _queued(study)
+    # A probe killed before it measured anything is still a count that fails.
+    back_off(study, 3, slow, ProbeResult(status="hung", windows=[]), SPACE, notes.append)
+    assert study.user_attrs["worker_cap"] == 1
+
+
+def test_under_a_steady_load_the_climb_goes_up_while_it_gains_beyond_the_loads_noise() -> None:
+    # One worker that hardly waits for data: on a quiet machine the climb would halve first.
+    quiet = _study()
+    _add(quiet, 0, 100.0, role="baseline", outside=0.0)
+    _add(quiet, 2, 250.0, wait=0.06, cpu=0.1, outside=0.0)
+    assert climb(quiet, SPACE, lambda _: None) and _queued(quiet) == [1]
+    # Beside another process on a core of 2, the same figures climb: doubled, up first.
+    loaded = _study()
+    _add(loaded, 0, 100.0, role="baseline", outside=1.0)
+    _add(loaded, 2, 250.0, wait=0.06, cpu=0.1, outside=1.0)
+    assert climb(loaded, SPACE, lambda _: None) and _queued(loaded) == [4]
+    # A best within the load's noise of a smaller count gains nothing there: half again as
+    # many (6), not twice (8).
+    flat = _study()
+    _add(flat, 0, 100.0, role="baseline", outside=1.0)
+    _add(flat, 2, 250.0, wait=0.06, cpu=0.1, outside=1.0)
+    _add(flat, 4, 252.0, wait=0.06, cpu=0.1, outside=1.0)
+    assert climb(flat, SPACE, lambda _: None) and _queued(flat) == [6]
