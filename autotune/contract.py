@@ -154,7 +154,7 @@ class ProbeSettings:
     max_host_mem_bytes: int | None = None
     sample_interval_s: float = 0.1
     # Batches the script's whole run takes, once a probe saw it end by itself (None: not
-    # known); warm-up and windows are then sized to fit (probe/_fit.py).
+    # known); warm-up and windows are then sized to fit (probe/measure/_fit.py).
     script_batches: int | None = None
     # Seconds after the probe's process started by which it stops measuring with the windows
     # it has (two at least), so a probe slowed by a loaded machine reports what it measured
@@ -245,7 +245,7 @@ class ProbeResult:
     applied_config: LoaderConfig = field(default_factory=LoaderConfig)
     windows: list[float] = field(default_factory=list)
     # Cores that processes outside the probe's tree used during each window (empty: not
-    # read); windows taken under interference are noise (tuner/_interference.py).
+    # read); windows taken under interference are noise (tuner/evidence/_windows.py).
     interference_cores: list[float] = field(default_factory=list)
     samples_per_s: float | None = None
     step_p50_s: float | None = None
@@ -264,12 +264,12 @@ class ProbeResult:
     worker_cpu_s: float | None = None
     measured_wall_s: float | None = None
     epoch_starts: int = 0
-    # True: epochs were short, so each window was one epoch's batches (probe/_meter.py).
+    # True: epochs were short, so each window was one epoch's batches (probe/measure/_meter.py).
     epoch_windows: bool = False
     startup_fraction: float | None = None
     # The process tree's host memory at its peak, with pages that forked workers share with
-    # their parent counted once (anonymous + shmem PSS, see probe/_sampler.py); the key keeps
-    # its old name for stored results, but it is no longer a sum of RSS.
+    # their parent counted once (anonymous + shmem PSS, see probe/machine/_sampler.py); the
+    # key keeps its old name for stored results, but it is no longer a sum of RSS.
     peak_rss_bytes: int | None = None
     # Mode "ceiling" only: samples/s the loader's machinery delivers with free samples and no
     # step (the best over worker counts), per worker count ("0", "8"), or why there is none.

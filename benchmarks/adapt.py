@@ -1,4 +1,4 @@
-"""Tune while training (issue 26): `autotune run --adapt` against the alternatives.
+"""Tune while training: `autotune run --adapt` against the alternatives.
 
 For each example, as fixed-length runs, one at a time and interleaved across examples:
   (a) the script as written;
@@ -206,7 +206,7 @@ def per_batch_cost(batches: int = 3000, repeats: int = 5) -> dict[str, Any]:
     import torch
     from torch.utils.data import DataLoader, TensorDataset
 
-    from autotune.probe._switch import SwitchableLoader
+    from autotune.probe.loader._switch import SwitchableLoader
 
     data = TensorDataset(torch.arange(batches * 8))
 

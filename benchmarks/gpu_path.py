@@ -1,4 +1,4 @@
-"""GPU path benchmark (issue 6): stream prefetch, GPU utilisation, CPU vs GPU choice.
+"""GPU path benchmark: stream prefetch, GPU utilisation, CPU vs GPU choice.
 
 Needs an NVIDIA GPU; on a machine without CUDA it says so and exits 2 without measuring.
 

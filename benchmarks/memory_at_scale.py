@@ -33,7 +33,7 @@ GIB = 2**30
 
 def process_memory() -> int:
     """The kernel's count of memory processes hold (anonymous, shmem, page tables): see
-    tests/probe/test_sampler.py for why not psutil's "used" on these VMs."""
+    tests/probe/machine/test_sampler.py for why not psutil's "used" on these VMs."""
     fields = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
     return sum(int(fields[k].split()[0]) * 1024 for k in ("AnonPages", "Shmem", "PageTables"))
 

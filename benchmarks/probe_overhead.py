@@ -17,9 +17,9 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from autotune.contract import ProbeSettings
-from autotune.probe._iterators import TimedIterator
-from autotune.probe._meter import Meter
-from autotune.probe._nvtx import NvtxRanges
+from autotune.probe.loader._iterators import TimedIterator
+from autotune.probe.measure._meter import Meter
+from autotune.probe.measure._nvtx import NvtxRanges
 
 
 def _loader(batches: int) -> DataLoader:  # type: ignore[type-arg]

@@ -19,8 +19,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from autotune.contract import ProbeSettings
-from autotune.probe import _procfs
-from autotune.probe._sampler import TreeSampler
+from autotune.probe.machine import _procfs
+from autotune.probe.machine._sampler import TreeSampler
 
 
 class Rows(Dataset[torch.Tensor]):

@@ -1,4 +1,4 @@
-"""Tuning quality vs an exhaustive grid (issue 3).
+"""Tuning quality vs an exhaustive grid.
 
 For each workload, in one run and strictly one probe at a time:
   (a) autotune: Tuner + the runner, default TunerOptions except the probe settings, which

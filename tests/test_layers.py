@@ -18,12 +18,23 @@ LAYERS = {
     "autotune.contract": 0,
     "autotune.hardware": 0,
     "autotune.answer": 1,  # the study's answer, typed (standard library and the contract)
-    "autotune.probe": 1,
+    # The probe's rooms, each above the ones it uses: readings of the machine, then
+    # measurement, then the loader it finds and switches, then the session that runs them.
+    "autotune.probe.machine": 1.0,
+    "autotune.probe.measure": 1.1,
+    "autotune.probe.loader": 1.2,
+    "autotune.probe.session": 1.3,
+    "autotune.probe": 1.4,
     "autotune.runner": 1,
     "autotune.state": 2,  # what a study remembers, typed, over Optuna's user attributes
     # One layer, so neither imports the other: the tuner computes the answer, the store
     # keeps and serves it.
-    "autotune.tuner": 3,
+    # The tuner's rooms: what the measurements show, then what to try and when to stop, then
+    # the loop that runs the search.
+    "autotune.tuner.evidence": 3.0,
+    "autotune.tuner.policy": 3.1,
+    "autotune.tuner.loop": 3.2,
+    "autotune.tuner": 3.3,
     "autotune.store": 3,
     "autotune._recommended": 4,  # what a training script calls: reads the store or the API
     "api": 4,
@@ -35,7 +46,7 @@ ONLY_ITSELF = frozenset({"autotune"})
 ALLOWED = frozenset({("autotune.cli", "api"), ("autotune", "autotune._recommended")})
 
 
-def package(module: str, layers: dict[str, int] = LAYERS) -> str | None:
+def package(module: str, layers: dict[str, float] = LAYERS) -> str | None:
     """The layer entry a module belongs to (the longest one that covers it), or None."""
     if module.startswith("autotune.migrations"):
         return "autotune.store"  # the store's own Alembic scripts, shipped beside it
@@ -84,11 +95,23 @@ def _module_named(name: str, known: set[str]) -> str:
     return name
 
 
-def unlisted(root: Path, layers: dict[str, int] = LAYERS) -> list[str]:
+def _top(entry: str) -> str:
+    return ".".join(entry.split(".")[:2])
+
+
+def _below(there: str, here: str, layers: dict[str, float]) -> bool:
+    """``there`` may be imported from ``here``: a lower whole layer, or a lower room of the
+    same package (the tuner's policy uses its evidence, never the store beside it)."""
+    if int(layers[there]) < int(layers[here]):
+        return True
+    return _top(there) == _top(here) and layers[there] < layers[here]
+
+
+def unlisted(root: Path, layers: dict[str, float] = LAYERS) -> list[str]:
     return [module for module, _ in modules(root) if package(module, layers) is None]
 
 
-def upward_imports(root: Path, layers: dict[str, int] = LAYERS) -> list[str]:
+def upward_imports(root: Path, layers: dict[str, float] = LAYERS) -> list[str]:
     """Imports of a module's own layer or a higher one, and of modules in no layer."""
     found = dict(modules(root))
     wrong: list[str] = []
@@ -104,14 +127,14 @@ def upward_imports(root: Path, layers: dict[str, int] = LAYERS) -> list[str]:
             where = f"{path.relative_to(root)}:{line} {module} -> {target}"
             if there is None:
                 where += " (in no layer)"
-            elif there == here or (here, there) in ALLOWED or layers[there] < layers[here]:
+            elif there == here or (here, there) in ALLOWED or _below(there, here, layers):
                 continue
             if where not in wrong:  # `from x._y import z` names x._y twice
                 wrong.append(where)
     return wrong
 
 
-def private_imports(root: Path, layers: dict[str, int] = LAYERS) -> list[str]:
+def private_imports(root: Path, layers: dict[str, float] = LAYERS) -> list[str]:
     """Imports of another layer entry's private (`_name`) modules or names."""
     found = dict(modules(root))
     wrong = []
@@ -166,6 +189,9 @@ def test_the_rules_find_what_they_look_for(tmp_path: Path) -> None:
             "autotune/tuner/_loop.py": "from autotune.store._queries import lookup\n",
             "autotune/store/__init__.py": "from autotune.tuner import run\n",
             "autotune/store/_queries.py": "from autotune import _stray\n",
+            # Rooms of one package: policy uses evidence, evidence never uses policy.
+            "autotune/tuner/policy/__init__.py": "from autotune.tuner.evidence import noise\n",
+            "autotune/tuner/evidence/__init__.py": "from autotune.tuner.policy import climb\n",
         },
     )
     assert unlisted(root) == ["autotune._stray"]
@@ -175,6 +201,7 @@ def test_the_rules_find_what_they_look_for(tmp_path: Path) -> None:
         "autotune/store/__init__.py:1 autotune.store -> autotune.tuner",
         "autotune/store/_queries.py:1 autotune.store._queries -> autotune._stray (in no layer)",
         "autotune/tuner/_loop.py:1 autotune.tuner._loop -> autotune.store._queries",
+        "autotune/tuner/evidence/__init__.py:1 autotune.tuner.evidence -> autotune.tuner.policy",
     ]
     assert private_imports(root) == [
         "autotune/tuner/_loop.py:1 autotune.tuner._loop -> autotune.store._queries",

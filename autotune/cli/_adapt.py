@@ -9,8 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autotune.cli._common import err, fail, literal, say, storage
-from autotune.cli._probe import ProgressReporter, _host_budget, describe_config
+from autotune.cli._common import err, fail, host_budget, literal, say, storage
+from autotune.cli._probe import ProgressReporter, describe_config
 from autotune.contract import LoaderConfig, ProbeSettings
 from autotune.hardware import fingerprint
 from autotune.runner import LiveRun, Target
@@ -31,8 +31,8 @@ def run_adapting(
     segments: int,
     max_workers: int | None,
     max_host_mem: float | None,
-    warmup_s: float = 1.0,
-    window_s: float = 1.5,
+    warmup_s: float,
+    window_s: float,
 ) -> int:
     """Train ``script`` once while the search tunes its loader; returns the run's exit code."""
     if nproc_per_node is not None and nproc_per_node > 1:
@@ -46,7 +46,7 @@ def run_adapting(
         warmup_s=warmup_s,
         window_s=window_s,
         min_windows=2,  # a segment ends once two windows agree, as a probe does
-        max_host_mem_bytes=_host_budget(max_host_mem),
+        max_host_mem_bytes=host_budget(max_host_mem),
     )
     # The training starts first: Optuna, the store and the study are imported and opened
     # while it imports and warms up, not before it. Should they fail, the run is stopped

@@ -159,3 +159,12 @@ def study(name: str, url: str | None) -> tuple[optuna.Study, str]:
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
     sys.stdout.flush()
+
+
+def host_budget(gib: float | None) -> int:
+    """Bytes of host memory a run may use: ``gib`` GiB, or half of RAM."""
+    import psutil
+
+    if gib is not None:
+        return int(gib * 2**30)
+    return int(psutil.virtual_memory().total // 2)

@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from autotune.cli import _defaults as defaults
 from autotune.cli._common import (
     STORAGE_HELP,
     check_script,
     err,
     fail,
+    host_budget,
     literal,
     out,
     print_json,
@@ -135,23 +137,34 @@ def probe(
     ),
     storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
     trials: int = typer.Option(
-        20, "--trials", min=1, help="Probes in the study, baseline included."
+        defaults.TRIALS, "--trials", min=1, help="Probes in the study, baseline included."
     ),
-    timeout: float = typer.Option(1800, "--timeout", min=1, help="Seconds for the whole search."),
-    trial_timeout: float = typer.Option(120, "--trial-timeout", min=1, help="Seconds per probe."),
+    timeout: float = typer.Option(
+        defaults.TIMEOUT_S, "--timeout", min=1, help="Seconds for the whole search."
+    ),
+    trial_timeout: float = typer.Option(
+        defaults.TRIAL_TIMEOUT_S, "--trial-timeout", min=1, help="Seconds per probe."
+    ),
     warmup: float = typer.Option(
-        1.0, "--warmup", min=0, help="Least warm-up seconds; measuring starts at steady state."
+        defaults.WARMUP_S,
+        "--warmup",
+        min=0,
+        help="Least warm-up seconds; measuring starts at steady state.",
     ),
     max_warmup: float = typer.Option(
-        30.0,
+        defaults.MAX_WARMUP_S,
         "--max-warmup",
         min=0.1,
         help="Seconds a loader may ramp up before it is measured anyway (flagged not steady).",
     ),
-    window: float = typer.Option(1.5, "--window", min=0.05, help="Seconds per measurement window."),
-    windows: int = typer.Option(5, "--windows", min=2, help="Measurement windows per probe."),
+    window: float = typer.Option(
+        defaults.WINDOW_S, "--window", min=0.05, help="Seconds per measurement window."
+    ),
+    windows: int = typer.Option(
+        defaults.WINDOWS, "--windows", min=2, help="Measurement windows per probe."
+    ),
     min_windows: int = typer.Option(
-        2,
+        defaults.MIN_WINDOWS,
         "--min-windows",
         min=1,
         help="A probe stops after this many windows once they agree within 5%% "
@@ -164,7 +177,10 @@ def probe(
         False, "--tune-batch-size", help="Also search batch size (changes training)."
     ),
     patience: int = typer.Option(
-        2, "--patience", min=1, help="Stop after this many trials with no gain beyond noise."
+        defaults.PATIENCE,
+        "--patience",
+        min=1,
+        help="Stop after this many trials with no gain beyond noise.",
     ),
     max_host_mem: float | None = typer.Option(
         None,
@@ -246,7 +262,7 @@ def probe(
             window_s=window,
             windows=windows,
             # Each rank's probe checks its own process tree: the budget is shared out.
-            max_host_mem_bytes=_host_budget(max_host_mem) // nproc_per_node,
+            max_host_mem_bytes=host_budget(max_host_mem) // nproc_per_node,
         ),
         tune_batch_size=tune_batch_size,
         max_workers=max_workers,
@@ -303,11 +319,3 @@ def probe(
     if answer.recommended is None:
         reason = answer.stop_reason or "no trial was measured in full"
         fail(f"no recommendation: {reason}", code=1)
-
-
-def _host_budget(gib: float | None) -> int:
-    import psutil
-
-    if gib is not None:
-        return int(gib * 2**30)
-    return int(psutil.virtual_memory().total // 2)

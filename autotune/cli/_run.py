@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from autotune.cli import _defaults as defaults
 from autotune.cli._adapt import run_adapting
 from autotune.cli._common import STORAGE_HELP, check_script, err, fail, study
 from autotune.contract import LoaderConfig, ProbeSettings
@@ -34,17 +35,27 @@ def run(
         help="Tune the loader inside this run, on its real steps, same samples in the same "
         "order; no probe phase.",
     ),
-    segments: int = typer.Option(
-        12, "--segments", min=1, help="With --adapt: settings the run may try, its own included."
+    segments: int | None = typer.Option(
+        None,
+        "--segments",
+        min=1,
+        help=f"With --adapt: settings the run may try, its own included "
+        f"(default: {defaults.SEGMENTS}).",
     ),
     max_workers: int | None = typer.Option(
         None, "--max-workers", min=0, help="With --adapt: upper bound of num_workers tried."
     ),
-    warmup: float = typer.Option(
-        1.0, "--warmup", min=0, help="With --adapt: least warm-up seconds of each segment."
+    warmup: float | None = typer.Option(
+        None,
+        "--warmup",
+        min=0,
+        help=f"With --adapt: least warm-up seconds of each segment (default: {defaults.WARMUP_S}).",
     ),
-    window: float = typer.Option(
-        1.5, "--window", min=0.05, help="With --adapt: seconds per measurement window."
+    window: float | None = typer.Option(
+        None,
+        "--window",
+        min=0.05,
+        help=f"With --adapt: seconds per measurement window (default: {defaults.WINDOW_S}).",
     ),
     max_host_mem: float | None = typer.Option(
         None,
@@ -67,21 +78,21 @@ def run(
             name=name,
             storage_opt=storage_opt,
             nproc_per_node=nproc_per_node,
-            segments=segments,
+            segments=defaults.SEGMENTS if segments is None else segments,
             max_workers=max_workers,
             max_host_mem=max_host_mem,
-            warmup_s=warmup,
-            window_s=window,
+            warmup_s=defaults.WARMUP_S if warmup is None else warmup,
+            window_s=defaults.WINDOW_S if window is None else window,
         )
         raise typer.Exit(code)
     tuning = {
-        "--segments": segments != 12,
-        "--max-workers": max_workers is not None,
-        "--warmup": warmup != 1.0,
-        "--window": window != 1.5,
-        "--max-host-mem": max_host_mem is not None,
+        "--segments": segments,
+        "--max-workers": max_workers,
+        "--warmup": warmup,
+        "--window": window,
+        "--max-host-mem": max_host_mem,
     }
-    if given := [option for option, set_ in tuning.items() if set_]:
+    if given := [option for option, value in tuning.items() if value is not None]:
         fail(f"{', '.join(given)} only apply with --adapt; add --adapt or leave them out")
     if name is None:
         fail("pass --study NAME (a study `autotune probe` made), or --adapt to tune as it runs")

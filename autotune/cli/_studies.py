@@ -71,7 +71,7 @@ def show(
         table.add_column(col)
     for t in loaded.get_trials(deepcopy=False):
         record = state.record_of(t)
-        wait = record.figure("data_wait_fraction")
+        wait = record.data_wait_fraction
         same = record.duplicate_of
         table.add_row(
             str(t.number),

@@ -4,8 +4,8 @@ Imports only the standard library, torch, and optionally nvtx, psutil and pynvml
 tuner's packages, which would slow the script and change what is measured.
 """
 
-from autotune.probe._apply import apply_config, script_config
-from autotune.probe._meter import ProbeDone
-from autotune.probe._session import main
+from autotune.probe.loader import apply_config, script_config
+from autotune.probe.measure import ProbeDone
+from autotune.probe.session import main
 
 __all__ = ["ProbeDone", "apply_config", "main", "script_config"]

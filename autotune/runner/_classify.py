@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 import signal
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
 from autotune._words import storable
-from autotune.contract import ProbeResult
+from autotune.contract import ProbeResult, Status
 from autotune.runner._group import Ending, Member
 from autotune.runner._process import last_error_line, tail_of
 
@@ -42,6 +43,19 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def clearly_slower(windows: Sequence[float]) -> str:
+    return f"stopped after {len(windows)} windows: clearly slower than best"
+
+
+def cut_short(windows: Sequence[float], status: Status, reason: str) -> ProbeResult:
+    """The result of a run stopped before it reported: the windows it closed, their median.
+    One builder for a probe (``_classify``) and a live run's segment (``LiveRun.segment``)."""
+    res = ProbeResult(status=status, reason=reason, windows=list(windows))
+    if windows:
+        res.samples_per_s = statistics.median(windows)
+    return res
+
+
 def _classify(member: Member, ending: Ending, timeout_s: float) -> ProbeResult:
     rc = member.exit_code
     progress = member.progress
@@ -53,12 +67,11 @@ def _classify(member: Member, ending: Ending, timeout_s: float) -> ProbeResult:
         if res.status == "crashed" and not res.reason:
             res.reason = last_error_line(tail)
         return res
-    res = ProbeResult(exit_code=rc, stderr_tail=tail, wall_s=wall, windows=progress.windows)
-    if progress.windows:
-        res.samples_per_s = statistics.median(progress.windows)
+    res = cut_short(progress.windows, "crashed", "")
+    res.exit_code, res.stderr_tail, res.wall_s = rc, tail, wall
     if ending.pruned:
         res.status = "pruned"
-        res.reason = f"stopped after {len(progress.windows)} windows: clearly slower than best"
+        res.reason = clearly_slower(progress.windows)
     elif ending.timed_out:
         res.status = "hung"
         res.reason = (

@@ -1,6 +1,6 @@
 """`autotune run`: the user's script trained once, with --adapt its loader's segments as trials.
 
-``LiveRun`` starts the script under the probe in mode "adapt" (``probe/_adapt.py``) and
+``LiveRun`` starts the script under the probe in mode "adapt" (``probe/session/_segments.py``) and
 exchanges files with it, or in mode "run" with settings already chosen; ``LiveRunner`` is
 the runner the search drives: each ``run`` is one segment of that same process (segment 0,
 the script as written, starts by itself), so the tuner's loop, stop rules and records work
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -39,6 +38,7 @@ from autotune.contract import (
     write_whole,
 )
 from autotune.runner._base import BaseRunner, Target, WindowCallback
+from autotune.runner._classify import clearly_slower, cut_short
 from autotune.runner._group import TERM_GRACE_S, probe_command, probe_env
 from autotune.runner._interrupts import Interrupts, exit_status
 from autotune.runner._lifecycle import ProcessTree
@@ -204,12 +204,12 @@ class LiveRun:
                 return res
             for index, value in progress.poll():
                 if on_window is not None and on_window(index, value):
-                    return _cut(progress.windows, "pruned", _clearly_slower(progress.windows))
+                    return cut_short(progress.windows, "pruned", clearly_slower(progress.windows))
             if self.proc.poll() is not None:
                 if path.exists():  # written in the moment before the run ended
                     continue
                 why = "the training ended before this segment was measured"
-                return _cut(progress.windows, "ended_early", why)
+                return cut_short(progress.windows, "ended_early", why)
             at = self.interrupts.at
             if at is not None and time.monotonic() - at > INTERRUPT_GRACE_S:
                 raise KeyboardInterrupt  # the training goes on after Ctrl-C: the search stops
@@ -218,23 +218,12 @@ class LiveRun:
                     f"not measured within {timeout_s:.0f}s: the run did not iterate its "
                     "training loader (evaluation, checkpoints?), or could not switch yet"
                 )
-                return _cut(progress.windows, "pruned", why)
+                return cut_short(progress.windows, "pruned", why)
             time.sleep(self.poll_s)
 
     def wait(self) -> int:
         """The training's exit status, as a shell reports it (128 + N for signal N)."""
         return exit_status(self.proc.wait())
-
-
-def _clearly_slower(windows: list[float]) -> str:
-    return f"stopped after {len(windows)} windows: clearly slower than best"
-
-
-def _cut(windows: list[float], status: Any, reason: str) -> ProbeResult:
-    res = ProbeResult(status=status, reason=reason, windows=list(windows))
-    if windows:
-        res.samples_per_s = statistics.median(windows)
-    return res
 
 
 class LiveRunner(BaseRunner):

@@ -6,7 +6,7 @@ TORCHELASTIC_* ones, so Lightning uses these ranks instead of launching its own)
 the same trial settings, in one ``ProcessGroup`` that kills every rank's tree on every way
 out.
 Each rank writes its own result; ``merge_rank_results`` makes the job's result of them.
-The ranks stop at the same step by the protocol in ``autotune.probe._ranks``.
+The ranks stop at the same step by the protocol in ``autotune.probe.measure._rank_stop``.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ class SubprocessRunner(BaseRunner):
         with tempfile.TemporaryDirectory(prefix="autotune-probe-") as tmp:
             command = probe_command(self.python, target)
             group = ProcessGroup(command, poll_s=self.poll_s, folder=Path(tmp))
-            if target.nproc_per_node > 1:  # issue 11: torchrun-style ranks
+            if target.nproc_per_node > 1:  # torchrun-style ranks
                 return run_ranks(group, Path(tmp), target, config, timeout_s, on_window)
             probe = group.add(Path(tmp), config, probe_env(target, config))
             return classify(probe, group.run(timeout_s, on_window), timeout_s)

@@ -193,9 +193,25 @@ class TrialRecord:
     def probe_result(self) -> ProbeResult | None:
         return ProbeResult.from_dict(self.result) if self.result else None
 
-    def figure(self, key: str) -> Any:
-        """One figure of the probe's result (None where it was not measured)."""
-        return (self.result or {}).get(key)
+    # The figures read without the whole result; the stored dict's keys stay in this module.
+    @property
+    def data_wait_fraction(self) -> float | None:
+        value = (self.result or {}).get("data_wait_fraction")
+        return float(value) if value is not None else None
+
+    @property
+    def windows(self) -> list[float]:
+        return [float(w) for w in (self.result or {}).get("windows") or []]
+
+    @property
+    def wall_s(self) -> float:
+        """The probe's wall time (0 where none was recorded)."""
+        return float((self.result or {}).get("wall_s") or 0.0)
+
+    @property
+    def measured_loader(self) -> dict[str, Any] | None:
+        loader = (self.result or {}).get("measured_loader")
+        return dict(loader) if loader else None
 
     @classmethod
     def of_result(cls, result: ProbeResult, role: Role) -> TrialRecord:

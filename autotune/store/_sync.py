@@ -144,9 +144,9 @@ def _trial_source(trial: FrozenTrial) -> str:
 
 
 def _windows(trial: FrozenTrial) -> list[float]:
-    raw = state.record_of(trial).figure("windows")
-    if raw:
-        return [float(w) for w in raw]
+    windows = state.record_of(trial).windows
+    if windows:
+        return windows
     return [float(v) for _, v in sorted(trial.intermediate_values.items())]
 
 

@@ -2,25 +2,33 @@
 
 from autotune.answer import Bottleneck, Diagnosis
 from autotune.state import counted, usable
-from autotune.tuner._adapt import Adapted, adapt
-from autotune.tuner._diagnosis import diagnose
-from autotune.tuner._options import Outcome, TunerOptions
-from autotune.tuner._recommendation import recommended_trial, summarize
-from autotune.tuner._records import trial_config, trial_result
-from autotune.tuner._report import NullReporter, Reporter
-from autotune.tuner._seed import Seed, seed_workers
-from autotune.tuner._space import SearchSpace
-from autotune.tuner._study import (
+from autotune.tuner.evidence import (
+    diagnose,
+    recommended_trial,
+    summarize,
+    trial_config,
+    trial_result,
+)
+from autotune.tuner.loop import (
+    Adapted,
+    NullReporter,
     Opened,
+    Outcome,
+    Reporter,
     StudyError,
     StudyKey,
+    Tuner,
+    TunerOptions,
+    adapt,
     check_hardware,
+    load_options,
     load_study,
     open_study,
     open_study_for_rerun,
+    save_options,
+    work,
 )
-from autotune.tuner._tuner import Tuner
-from autotune.tuner._worker import load_options, save_options, work
+from autotune.tuner.policy import SearchSpace, Seed, seed_workers
 
 __all__ = [
     "Adapted",

@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api import create_app
+from autotune import state
 from autotune.store._migrate import upgrade
 from autotune.store._sync import sync_study_strict
 from autotune.tuner import summarize
@@ -29,14 +30,9 @@ def fill(url: str) -> None:
     ):
         sync_study_strict(url, study, summarize(study, url))
     broken = optuna.create_study(storage=store, study_name="broken", direction="maximize")
-    broken.set_user_attr("script", "/home/me/other.py")
-    broken.set_user_attr("hardware", hardware())
-    broken.add_trial(
-        optuna.trial.create_trial(
-            state=optuna.trial.TrialState.FAIL,
-            user_attrs={"role": "baseline", "status": "crashed", "reason": "ImportError: no torch"},
-        )
-    )
+    state.identify(broken, state.Identity(script="/home/me/other.py", hardware=hardware()))
+    crashed = state.TrialRecord(role="baseline", status="crashed", reason="ImportError: no torch")
+    broken.add_trial(state.new_trial(crashed, optuna.trial.TrialState.FAIL, None, {}, {}, {}))
     sync_study_strict(url, broken, summarize(broken, url))
     close_storages()
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import httpx
 import optuna
 import pytest
 
+from autotune import state
 from autotune.store import sync_study
 from autotune.tuner import summarize
 from tests.conftest import only_study_name
@@ -232,7 +234,7 @@ def test_running_study_gains_a_trial_without_reload(
     url, name = probed
     live = _copy_study(url, name, "live")
     done = [t for t in live.get_trials() if t.state == optuna.trial.TrialState.COMPLETE]
-    live.set_user_attr("stop_reason", None)  # the copy had finished; this one goes on
+    state.save_stop(live, "", None)  # the copy had finished; this one goes on (no reason)
     live.ask()  # a trial in flight: the study is running
     sync_study(url, live, summarize(live, url))
     page.open(f"{server}/studies/live")
@@ -252,15 +254,13 @@ def test_study_with_only_failures_and_empty_study(server: str, probed: tuple[str
     url, name = probed
     source = optuna.load_study(study_name=name, storage=url)
     failed = optuna.create_study(storage=url, study_name="all-failed", direction="maximize")
-    for key, value in source.user_attrs.items():
-        if key in ("script", "args", "hardware"):
-            failed.set_user_attr(key, value)
-    failed.add_trial(
-        optuna.trial.create_trial(
-            state=optuna.trial.TrialState.FAIL,
-            user_attrs={"role": "baseline", "status": "crashed", "reason": "ImportError: no torch"},
-        )
+    identity = state.load(source).identity
+    state.identify(
+        failed,
+        state.Identity(script=identity.script, args=identity.args, hardware=identity.hardware),
     )
+    crashed = state.TrialRecord(role="baseline", status="crashed", reason="ImportError: no torch")
+    failed.add_trial(state.new_trial(crashed, optuna.trial.TrialState.FAIL, None, {}, {}, {}))
     sync_study(url, failed, summarize(failed, url))
     page.open(f"{server}/studies/all-failed")
     assert "No recommendation yet" in page.tab.inner_text("#no-rec")
@@ -299,7 +299,9 @@ def test_trial_page_draws_gpu_utilisation_and_memory_over_time(
     url, name = probed
     study = _copy_study(url, name, "on-a-gpu")
     done = next(t for t in study.get_trials() if t.state == optuna.trial.TrialState.COMPLETE)
-    result = dict(done.user_attrs["result"])
+    record = state.record_of(done)
+    assert record.result is not None
+    result = dict(record.result)
     # What the probe's NVML sampler records on a GPU (this machine has none).
     result["gpu"] = {
         "device_name": "NVIDIA H100 80GB HBM3",
@@ -309,13 +311,13 @@ def test_trial_page_draws_gpu_utilisation_and_memory_over_time(
         "notes": [],
     }
     study.add_trial(
-        optuna.trial.create_trial(
-            state=optuna.trial.TrialState.COMPLETE,
-            value=done.value,
-            params=done.params,
-            distributions=done.distributions,
-            user_attrs={**done.user_attrs, "role": "search", "result": result},
-            intermediate_values=done.intermediate_values,
+        state.new_trial(
+            replace(record, role="search", result=result),
+            optuna.trial.TrialState.COMPLETE,
+            done.value,
+            done.params,
+            done.distributions,
+            done.intermediate_values,
         )
     )
     sync_study(url, study, summarize(study, url))

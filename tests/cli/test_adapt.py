@@ -80,6 +80,9 @@ def test_tuning_options_without_adapt_are_refused_in_words() -> None:
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "--segments, --window only apply with --adapt" in done.stderr
+    # Given at its default value, an option is still given: refused the same way.
+    done = _cli("run", SCRIPT, "--study", "x", "--segments", "12")
+    assert done.returncode == 2 and "--segments only apply with --adapt" in done.stderr
 
 
 def test_a_run_without_a_dataloader_is_told_so_and_keeps_its_exit_code(db_url: str) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import optuna
 
+from autotune import state
 from tests.conftest import SCRIPTS
 from tests.store.factory import close_storages, storage_for
 
@@ -70,8 +71,8 @@ def test_a_failed_baseline_is_probed_again_and_kept(tmp_path: Path) -> None:
     summary = json.loads(again.stdout)
     assert summary["recommended"] is not None
     (trials,) = _studies(url).values()
-    baselines = [t for t in trials if t.user_attrs.get("role") == "baseline"]
-    assert [t.user_attrs["status"] for t in baselines] == ["crashed", "ok"]
+    baselines = [t for t in trials if state.role(t) == "baseline"]
+    assert [state.record_of(t).status for t in baselines] == ["crashed", "ok"]
     assert summary["baseline"]["trial"] == baselines[-1].number
 
 

@@ -16,7 +16,7 @@ import pytest
 from autotune.contract import AdaptOrder, LoaderConfig, TrialConfig, adapt_segment_path
 from autotune.runner import LiveRun, LiveRunner, Target
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
-from tests.probe.test_adapt import QUICK, SCRIPT, workers
+from tests.probe.session.test_segments import QUICK, SCRIPT, workers
 from tests.runner.test_group import watchers
 from tests.runner.test_lifecycle import alive, pids_named, wait_for
 

@@ -13,11 +13,12 @@ import optuna
 import pytest
 from optuna.distributions import CategoricalDistribution, IntDistribution
 
+from autotune import state
 from autotune._words import first_line
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.hardware import fingerprint_id
-from autotune.tuner._plan import Machine, diagnose_study
-from autotune.tuner._records import frozen_from_result
+from autotune.tuner.evidence._trials import frozen_from_result
+from autotune.tuner.policy._plan import Machine, diagnose_study
 
 PG_ENV = "AUTOTUNE_TEST_PG"
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -131,21 +132,23 @@ def make_study(
     study = optuna.create_study(
         storage=storage, study_name=name or f"train-{uuid.uuid4().hex[:8]}", direction="maximize"
     )
-    study.set_user_attr("script", script)
-    study.set_user_attr("args", args or [])
-    study.set_user_attr("hardware", hw or hardware())
-    study.set_user_attr("created_at", 1_700_000_000.0)
+    state.identify(
+        study,
+        state.Identity(
+            script=script, args=args or [], hardware=hw or hardware(), created_at=1_700_000_000.0
+        ),
+    )
     add_trial(study, rng, "baseline")
     for _ in range(trials):
         add_trial(study, rng)
     for _ in range(failures):
         add_trial(study, rng, status="crashed")
-    # The tuner's own code writes the diagnosis, so its keys are the ones real studies hold.
+    # The tuner's own code writes the diagnosis, so its keys are the ones real studies hold;
+    # like the tuner, the stop records it (a study still searching has none yet).
     diagnosis = diagnose_study(study, Machine(cpu_count=2))
     assert diagnosis is not None
-    study.set_user_attr("diagnosis", diagnosis.to_dict())
     if finished:
-        study.set_user_attr("stop_reason", "no gain in 4 trials")
+        state.save_stop(study, "no gain in 4 trials", diagnosis)
     return study
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 import random
 
+import optuna
 import pytest
 from sqlalchemy import func, select, update
 
+from autotune import state
 from autotune.store import sync_study
 from autotune.store._engine import engine_for
 from autotune.store._tables import hosts, recommendations, scripts, studies, trials, windows
@@ -35,7 +37,8 @@ def test_sync_mirrors_every_measurement(backend_url: str) -> None:
         assert row.n_trials == 7
         assert row.n_failed == 1
         assert row.speedup == pytest.approx(summary["speedup"])
-        assert row.diagnosis == study.user_attrs["diagnosis"]
+        diagnosis = state.load(study).diagnosis
+        assert diagnosis is not None and row.diagnosis == diagnosis.to_dict()
         assert row.diagnosis["bottleneck"] == "input-latency"
         rows = {r.number: r for r in conn.execute(select(trials))}
         assert len(rows) == 7
@@ -66,14 +69,14 @@ def test_sync_is_idempotent_and_incremental(backend_url: str) -> None:
     with engine_for(backend_url).begin() as conn:
         conn.execute(update(trials).where(trials.c.number == 1).values(reason="marker"))
     add_trial(study, random.Random(7))
-    study.set_user_attr("stop_reason", "done")
+    state.save_stop(study, "done", None)
     sync_study(backend_url, study, summarize(study, backend_url))
     with engine_for(backend_url).connect() as conn:
         reasons = dict(conn.execute(select(trials.c.number, trials.c.reason)).all())
-        state = conn.execute(select(studies.c.state)).scalar_one()
+        mirrored = conn.execute(select(studies.c.state)).scalar_one()
     assert reasons[1] == "marker"
     assert len(reasons) == 5
-    assert state == "finished"
+    assert mirrored == "finished"
     assert _count(backend_url, hosts) == 1
     assert _count(backend_url, scripts) == 1
 
@@ -90,11 +93,8 @@ def test_notes_survive_a_sync(backend_url: str) -> None:
 
 def test_a_study_with_no_usable_trial_has_no_recommendation(backend_url: str) -> None:
     study = make_study(backend_url, "s4", trials=0, failures=2)
-    study.add_trial(
-        __import__("optuna").trial.create_trial(
-            state=__import__("optuna").trial.TrialState.FAIL, user_attrs={"status": "hung"}
-        )
-    )
+    record = state.TrialRecord(status="hung")
+    study.add_trial(state.new_trial(record, optuna.trial.TrialState.FAIL, None, {}, {}, {}))
     sync_study(backend_url, study, summarize(study, backend_url))
     assert _count(backend_url, recommendations) == 1  # the baseline itself measured fine
     with engine_for(backend_url).connect() as conn:

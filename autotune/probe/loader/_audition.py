@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from time import perf_counter
 from typing import Any
 
-from autotune.probe._samples import count_samples
+from autotune.probe.measure import count_samples
 
 # Batches one iteration must deliver (or reach its end) for its loader to be chosen. Above
 # Lightning's default sanity check (2 batches, 3 fetched with its look-ahead).

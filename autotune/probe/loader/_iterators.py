@@ -12,9 +12,7 @@ from collections.abc import Callable, Iterator
 from time import perf_counter
 from typing import Any
 
-from autotune.probe._meter import Meter, ProbeDone
-from autotune.probe._nvtx import NvtxRanges
-from autotune.probe._samples import count_samples
+from autotune.probe.measure import Meter, NvtxRanges, ProbeDone, count_samples
 
 # What comes after a meter is done: the next source and meter, or None to end the script.
 NextPhase = Callable[[], "tuple[Iterator[Any], Meter] | None"]

@@ -41,19 +41,19 @@ from typing import TYPE_CHECKING, Any
 from torch.utils.data import DataLoader
 
 from autotune.contract import LoaderConfig
-from autotune.probe._apply import (
+from autotune.probe.loader._apply import (
     apply_config,
     batch_size_of,
     script_config,
     settings_of,
     write_settings,
 )
-from autotune.probe._audition import Audition, Delivery
-from autotune.probe._site import call_site, detect_framework, in_framework_eval
-from autotune.probe._switch import SwitchableLoader
+from autotune.probe.loader._audition import Audition, Delivery
+from autotune.probe.loader._site import call_site, detect_framework, in_framework_eval
+from autotune.probe.loader._switch import SwitchableLoader
 
 if TYPE_CHECKING:
-    from autotune.probe._ranks import RankSync
+    from autotune.probe.measure import RankSync
 
 _ORIG_INIT = DataLoader.__init__
 _ORIG_ITER = DataLoader.__iter__

@@ -9,7 +9,7 @@ from typing import Any
 # Packages whose code builds loaders for the user: a line in them is not "the user's line".
 _FRAMEWORKS = ("torch", "lightning", "pytorch_lightning", "accelerate", "transformers")
 # autotune's own frames between a loader's __init__ and the script's line.
-_OWN_MODULES = ("autotune.probe._patch", __name__)
+_OWN_MODULES = ("autotune.probe.loader._patch", __name__)
 # Where frameworks iterate loaders that are not the training loader.
 _EVAL_MODULES = (
     "lightning.pytorch.loops.evaluation_loop",

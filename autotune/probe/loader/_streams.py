@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from autotune.probe._nvtx import NvtxRanges
+from autotune.probe.measure import NvtxRanges
 
 # torch.cuda's Stream and Event constructors carry no annotations; mypy strict refuses them.
 _cuda: Any = torch.cuda

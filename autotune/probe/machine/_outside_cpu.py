@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from time import perf_counter
 
-from autotune.probe import _procfs
+from autotune.probe.machine import _procfs
 
 try:
     import psutil

@@ -104,7 +104,7 @@ def pss(pid: int) -> int | None:
     how many unrelated processes map the same files. Kernels older than 5.x without the
     ``Pss_Anon`` line give the whole PSS.
 
-    Reading ``smaps_rollup`` walks the process's page tables: about 6 ms for a forked worker
+    Reading ``smaps_rollup`` walks the process's page tables: about 14 ms for a forked worker
     of a process holding torch and 400 MB, so callers read it far less often than
     ``cpu_and_rss``.
     """

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from autotune.probe import _procfs
+from autotune.probe.machine import _procfs
 
 # Share of one core each kind of reading (cheap RSS/CPU, partial PSS) may use; 0.8% in all.
 DUTY = 0.004

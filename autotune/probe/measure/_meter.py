@@ -22,7 +22,7 @@ time windows stand. The progress file (the runner prunes on it) only sees window
 stand. Longer epochs keep time windows; their stalls are a smaller share of the epoch.
 
 At each window edge (never per batch) it also reads the cores other processes used during
-the window (``_interference.py``): a shared machine moves a rate by 2-10x.
+the window (``probe/machine/_outside_cpu.py``): a shared machine moves a rate by 2-10x.
 
 The iterators that feed it batch by batch are in ``_iterators.py``.
 """
@@ -38,8 +38,8 @@ from typing import Any
 import psutil
 
 from autotune.contract import ProbeSettings
-from autotune.probe._fit import fitted_window_s, warmup_over
-from autotune.probe._interference import OutsideCpu
+from autotune.probe.machine import OutsideCpu
+from autotune.probe.measure._fit import fitted_window_s, warmup_over
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
 STEADY_SUBWINDOWS = 2

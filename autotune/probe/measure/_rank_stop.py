@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.contract import RANK_DIR_ENV
-from autotune.probe._meter import ProbeDone
+from autotune.probe.measure._meter import ProbeDone
 
 _MARGIN = 2
 

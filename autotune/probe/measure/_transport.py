@@ -18,8 +18,8 @@ from typing import Any
 from torch.utils.data import DataLoader, Dataset
 
 from autotune.contract import ProbeSettings
-from autotune.probe._meter import Meter
-from autotune.probe._samples import count_samples
+from autotune.probe.measure._meter import Meter
+from autotune.probe.measure._samples import count_samples
 
 # Samples cached from the dataset: at most this many, and at most this long to read them
 # (the dataset may be slow: that is why the script is being tuned).

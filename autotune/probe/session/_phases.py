@@ -17,15 +17,13 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from autotune.contract import Mode, ProbeResult, ProbeSettings, Status, TrialConfig
-from autotune.probe import _failure as failure
-from autotune.probe._audition import Delivery
-from autotune.probe._iterators import ReplayIterator, epoch_length
-from autotune.probe._meter import Meter
-from autotune.probe._transport import TransportResult, measure_transport
+from autotune.probe.loader import Delivery, ReplayIterator, epoch_length
+from autotune.probe.measure import Meter, TransportResult, measure_transport
+from autotune.probe.session import _failure as failure
 
 if TYPE_CHECKING:
-    from autotune.probe._patch import LoaderPatch
-    from autotune.probe._sampler import TreeSampler
+    from autotune.probe.loader import LoaderPatch
+    from autotune.probe.machine import TreeSampler
 
 
 class Host(Protocol):

@@ -6,12 +6,40 @@ from __future__ import annotations
 import os
 import sys
 from time import perf_counter
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from autotune.contract import LoaderConfig, ProbeResult, Status
+from autotune.probe.loader import CopyStats, LoaderPatch
+from autotune.probe.machine import GpuSampler, TreeSampler
+from autotune.probe.session._phases import BasePhase, BatchPhase
 
-if TYPE_CHECKING:
-    from autotune.probe._session import ProbeSession
+
+class Measured(Protocol):
+    """What a probe's session holds when its result is built (``ProbeSession``): named here
+    so that the result depends on the parts, not on the session that runs them."""
+
+    @property
+    def started(self) -> float: ...
+    @property
+    def lead(self) -> BatchPhase | None: ...
+    @property
+    def patch(self) -> LoaderPatch: ...
+    @property
+    def phases(self) -> list[BasePhase]: ...
+    @property
+    def gpu(self) -> GpuSampler: ...
+    @property
+    def sampler(self) -> TreeSampler: ...
+    @property
+    def copy_stats(self) -> CopyStats | None: ...
+    @property
+    def streams_applied(self) -> int: ...
+    @property
+    def script_batches(self) -> int | None: ...
+    @property
+    def cpu_at_start(self) -> tuple[float, float]: ...
+    @property
+    def cpu_at_end(self) -> tuple[float, float] | None: ...
 
 
 def _device() -> str:
@@ -23,7 +51,7 @@ def _device() -> str:
     return "cpu"
 
 
-def build_result(session: ProbeSession, status: Status, reason: str = "") -> ProbeResult:
+def build_result(session: Measured, status: Status, reason: str = "") -> ProbeResult:
     """The result as it stands: final or partial, the status says which."""
     device = _device()
     res = ProbeResult(status=status, reason=reason)
@@ -42,9 +70,9 @@ def build_result(session: ProbeSession, status: Status, reason: str = "") -> Pro
     )
     res.script_config = LoaderConfig(**{**res.script_config.to_dict(), "device": device})
     if lead is not None and lead.meter.measure_start is not None:
-        end = session._cpu1 or session.sampler.cpu_snapshot()
-        res.main_cpu_s = end[0] - session._cpu0[0]
-        res.worker_cpu_s = end[1] - session._cpu0[1]
+        end = session.cpu_at_end or session.sampler.cpu_snapshot()
+        res.main_cpu_s = end[0] - session.cpu_at_start[0]
+        res.worker_cpu_s = end[1] - session.cpu_at_start[1]
     res.peak_rss_bytes = session.sampler.peak_host_mem or None
     for phase in session.phases:
         phase.report(res)
@@ -53,7 +81,7 @@ def build_result(session: ProbeSession, status: Status, reason: str = "") -> Pro
     if session.copy_stats is not None and session.streams_applied:
         gpu.update(session.copy_stats.summary())
     res.gpu = gpu
-    # issue 11: which loader was measured; its first batch, timed before it was chosen.
+    # Which loader was measured; its first batch, timed before it was chosen.
     res.measured_loader = session.patch.measured_loader
     res.not_applied = session.patch.not_applied
     res.script_batches = session.script_batches

@@ -38,15 +38,19 @@ from autotune.contract import (
     adapt_segment_path,
     write_whole,
 )
-from autotune.probe._audition import Delivery
-from autotune.probe._meter import Meter
-from autotune.probe._progress import progress_writer
-from autotune.probe._samples import count_samples
-from autotune.probe._switch import KEYS, Settings, SwitchableLoader, normalized
+from autotune.probe.loader import (
+    KEYS,
+    Delivery,
+    Settings,
+    SwitchableLoader,
+    normalized,
+)
+from autotune.probe.measure import Meter, count_samples
+from autotune.probe.session._progress import progress_writer
 
 if TYPE_CHECKING:
-    from autotune.probe._patch import LoaderPatch
-    from autotune.probe._sampler import TreeSampler
+    from autotune.probe.loader import LoaderPatch
+    from autotune.probe.machine import TreeSampler
 
 POLL_S = 0.02  # how often the run looks for the search's next order (a stat call)
 

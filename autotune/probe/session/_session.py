@@ -25,21 +25,24 @@ from autotune.contract import (
     Status,
     TrialConfig,
 )
-from autotune.probe import _failure as failure
-from autotune.probe._adapt import Adapter
-from autotune.probe._audition import Delivery
-from autotune.probe._gpu import GpuSampler, cuda_sync, log
-from autotune.probe._iterators import EndedIterator, TimedIterator
-from autotune.probe._meter import Meter, ProbeDone
-from autotune.probe._nvtx import NvtxRanges
-from autotune.probe._patch import LoaderPatch, SettingsRefused
-from autotune.probe._phases import BasePhase, BatchPhase, phases_for
-from autotune.probe._progress import append_progress, progress_writer
-from autotune.probe._ranks import RankSync
-from autotune.probe._result import build_result
-from autotune.probe._sampler import TreeSampler
-from autotune.probe._streams import CopyStats, StreamPrefetcher, make_streams
-from autotune.probe._watch import NoDataLoader, NoLoaderWatch
+from autotune.probe.loader import (
+    CopyStats,
+    Delivery,
+    EndedIterator,
+    LoaderPatch,
+    SettingsRefused,
+    StreamPrefetcher,
+    TimedIterator,
+    make_streams,
+)
+from autotune.probe.machine import GpuSampler, TreeSampler, cuda_sync, log
+from autotune.probe.measure import Meter, NvtxRanges, ProbeDone, RankSync
+from autotune.probe.session import _failure as failure
+from autotune.probe.session._phases import BasePhase, BatchPhase, phases_for
+from autotune.probe.session._progress import append_progress, progress_writer
+from autotune.probe.session._result import build_result
+from autotune.probe.session._segments import Adapter
+from autotune.probe.session._watch import NoDataLoader, NoLoaderWatch
 
 
 class ProbeSession:
@@ -53,9 +56,9 @@ class ProbeSession:
         self.gpu = GpuSampler(settings.sample_interval_s)
         self._streams: list[Any] | None = None  # built at the first wrap, reused per epoch
         self.streams_applied = 0
-        self._cpu0 = (0.0, 0.0)
-        self._cpu1: tuple[float, float] | None = None
-        # issue 11: the multi-rank stop protocol, when the runner started ranks.
+        self.cpu_at_start = (0.0, 0.0)
+        self.cpu_at_end: tuple[float, float] | None = None
+        # The multi-rank stop protocol, when the runner started ranks.
         ranks = RankSync.from_env()
         adapt = config.mode == "adapt"
         self.patch = LoaderPatch(
@@ -177,14 +180,14 @@ class ProbeSession:
             self.copy_stats.fold()  # every copy event has completed after the synchronize
 
     def _measure_start(self) -> None:
-        self._cpu0 = self.sampler.cpu_snapshot()
+        self.cpu_at_start = self.sampler.cpu_snapshot()
         self.gpu.start()
         if self.copy_stats is not None:
             self.copy_stats.active = True
 
     def _measure_end(self) -> None:
         # Measurement is over: an exact memory reading here costs no window anything.
-        self._cpu1 = self.sampler.cpu_snapshot(exact=True)
+        self.cpu_at_end = self.sampler.cpu_snapshot(exact=True)
         if self.copy_stats is not None:
             self.copy_stats.active = False
         self.gpu.stop()

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import Contender
-from autotune.tuner._interference import Windows, of_result, to_record, unread
-from autotune.tuner._noise import NOISE_FLOOR, ci95_median, median
+from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median
+from autotune.tuner.evidence._windows import Windows, of_result, to_record, unread
 
 
 @dataclass
@@ -22,7 +22,7 @@ class Candidate:
     runs: int = 1
     probe_seconds: float = 0.0
     extra: list[list[float]] = field(default_factory=list)
-    # The outside cores of each window (probe/_interference.py), when read.
+    # The outside cores of each window (probe/machine/_outside_cpu.py), when read.
     interference: Windows | None = None
     # Each re-measure's own windows and readings, in the order they ran.
     remeasures: list[Windows] = field(default_factory=list)

@@ -22,7 +22,9 @@ from optuna.trial import FrozenTrial
 from autotune import state
 from autotune.contract import CEILING_GAP, LoaderConfig, Mode, ProbeResult
 from autotune.state import Ceiling, role, usable
-from autotune.tuner._interference import (
+from autotune.tuner.evidence._noise import median, relative_spread
+from autotune.tuner.evidence._trials import trial_config
+from autotune.tuner.evidence._windows import (
     evidence,
     of_ceiling,
     of_record,
@@ -31,8 +33,6 @@ from autotune.tuner._interference import (
     to_record,
     unread,
 )
-from autotune.tuner._noise import median, relative_spread
-from autotune.tuner._records import trial_config
 
 MAX_CEILING_GAP = CEILING_GAP
 
@@ -126,8 +126,7 @@ def near_ceiling(best: Sequence[float], ceiling: Sequence[float]) -> bool:
 
 
 def wait_fraction(trial: FrozenTrial) -> float | None:
-    value = state.record_of(trial).figure("data_wait_fraction")
-    return float(value) if value is not None else None
+    return state.record_of(trial).data_wait_fraction
 
 
 def ceiling_suspect(trials: Sequence[FrozenTrial], ceiling: Sequence[float]) -> str | None:

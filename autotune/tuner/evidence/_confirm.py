@@ -34,7 +34,7 @@ import optuna
 
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import Confirmation, baseline_of, usable
-from autotune.tuner._candidates import (
+from autotune.tuner.evidence._candidates import (
     Candidate,
     Plan,
     contenders,
@@ -43,11 +43,11 @@ from autotune.tuner._candidates import (
     medians_text,
     separated,
 )
-from autotune.tuner._fresh import confirm_fresh, unlike_plan
-from autotune.tuner._interference import of_trial
-from autotune.tuner._load import steady_load
-from autotune.tuner._noise import NOISE_FLOOR, ci95_median, median, relative_spread
-from autotune.tuner._records import trial_config, trial_result
+from autotune.tuner.evidence._fresh import confirm_fresh, unlike_plan
+from autotune.tuner.evidence._load import steady_load
+from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median, relative_spread
+from autotune.tuner.evidence._trials import trial_config, trial_result
+from autotune.tuner.evidence._windows import of_trial
 
 
 def drift_between_probes(pool: Sequence[Candidate]) -> float | None:

@@ -14,15 +14,15 @@ from collections.abc import Callable
 
 from autotune.contract import ProbeResult
 from autotune.state import Confirmation
-from autotune.tuner._candidates import (
+from autotune.tuner.evidence._candidates import (
     Candidate,
     Plan,
     contenders,
     describe_interval,
     measure,
 )
-from autotune.tuner._load import alike, load_of
-from autotune.tuner._noise import NOISE_FLOOR, ci95_median, median, relative_spread
+from autotune.tuner.evidence._load import alike, load_of
+from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median, relative_spread
 
 
 def unlike_plan(

@@ -19,7 +19,9 @@ from optuna.trial import FrozenTrial
 
 from autotune.contract import ProbeSettings
 from autotune.state import Confirmation, StudyState, baseline_of, usable, windows_of
-from autotune.tuner._interference import (
+from autotune.tuner.evidence._noise import NOISE_FLOOR, median
+from autotune.tuner.evidence._trials import best_usable
+from autotune.tuner.evidence._windows import (
     Windows,
     describe,
     evidence,
@@ -29,7 +31,6 @@ from autotune.tuner._interference import (
     unread,
     widen,
 )
-from autotune.tuner._noise import NOISE_FLOOR, median
 
 # A run is measured quiet when fewer than half its windows were disturbed (its median is
 # then a quiet window's: one blip in three windows moves nothing), and under load when at
@@ -196,7 +197,7 @@ def comparable_baseline(trials: Sequence[FrozenTrial]) -> float | None:
     """The baseline's rate for the live "best so far (Nx)", or None while the best and the
     baseline were measured under different loads: that ratio is no speedup."""
     base = baseline_of(trials)
-    best = max((t for t in trials if usable(t)), key=lambda t: t.value or 0.0, default=None)
+    best = best_usable(trials)
     if base is None or best is None or base.value is None:
         return None
     return base.value if alike(of_trial(best), of_trial(base)) else None

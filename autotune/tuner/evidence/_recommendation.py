@@ -10,10 +10,10 @@ from optuna.trial import TrialState
 from autotune import state
 from autotune.answer import Answer, Baseline, Counts, Failure, Recommended
 from autotune.contract import CEILING_GAP
-from autotune.state import StudyState, baseline_of, counted, record_of, usable
-from autotune.tuner._ceiling import bound_for, ceiling_rate, missing, transport_rate
-from autotune.tuner._load import account
-from autotune.tuner._records import trial_config
+from autotune.state import StudyState, baseline_of, counted, record_of
+from autotune.tuner.evidence._ceiling import bound_for, ceiling_rate, missing, transport_rate
+from autotune.tuner.evidence._load import account
+from autotune.tuner.evidence._trials import best_usable, trial_config
 
 
 def recommended_trial(
@@ -26,9 +26,8 @@ def recommended_trial(
         for t in trials:
             if t.number == known.confirmation.winner:
                 return t
-    candidates = [t for t in trials if usable(t)]
-    if candidates:
-        return max(candidates, key=lambda t: t.value or 0.0)
+    if (best := best_usable(trials)) is not None:
+        return best
     if known.verdict:
         return baseline_of(trials)  # too short to tune: the script's own settings stand
     return None
@@ -37,8 +36,7 @@ def recommended_trial(
 def _measured_loader(trial: optuna.trial.FrozenTrial | None) -> dict[str, Any] | None:
     if trial is None:
         return None
-    loader = record_of(trial).figure("measured_loader")
-    return dict(loader) if loader else None
+    return record_of(trial).measured_loader
 
 
 def summarize(study: optuna.Study, storage: str) -> Answer:
@@ -49,7 +47,7 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
     best = recommended_trial(study, known)
     confirmation = known.confirmation
     finished = counted(trials)
-    walls = [record_of(t).figure("wall_s") or 0.0 for t in trials]
+    walls = [record_of(t).wall_s for t in trials]
     probe_s = sum(walls) + known.extra_probe_seconds
     base_rate = base.value if base is not None and base.state == TrialState.COMPLETE else None
     best_rate = confirmation.median if confirmation else None

@@ -6,13 +6,14 @@ Confirmation re-measurements are kept on the study (``state.Confirmation``), not
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune import state
 from autotune.contract import FAILED_STATUSES, LoaderConfig, ProbeResult
-from autotune.state import Role
+from autotune.state import Role, usable
 
 
 def trial_state(result: ProbeResult) -> TrialState:
@@ -47,3 +48,8 @@ def trial_result(trial: FrozenTrial) -> ProbeResult | None:
 
 def trial_config(trial: FrozenTrial) -> LoaderConfig:
     return state.record_of(trial).config
+
+
+def best_usable(trials: Iterable[FrozenTrial]) -> FrozenTrial | None:
+    """The fastest trial measured in full (None before any was)."""
+    return max((t for t in trials if usable(t)), key=lambda t: t.value or 0.0, default=None)

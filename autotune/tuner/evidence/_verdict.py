@@ -5,7 +5,7 @@ from __future__ import annotations
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune import state
-from autotune.tuner._records import trial_result
+from autotune.tuner.evidence._trials import trial_result
 
 # Arguments that make a script's run short on purpose, and that a longer run can change.
 _LENGTH_ARGS = ("--epochs", "--num-epochs", "--num_epochs", "--max-steps", "--max_steps", "--steps")

@@ -1,7 +1,7 @@
 """Windows measured while other processes used the cores: which ones, and what the answer says.
 
 The probe reads, for each window, the cores the machine spent outside the probe's process
-tree (``probe/_interference.py``). A window is *disturbed* when that is at least
+tree (``probe/machine/_outside_cpu.py``). A window is *disturbed* when that is at least
 ``MIN_CORES`` (half a core: more than a stray daemon or the tuner's own polling) and at
 least ``FREE_SHARE`` of the cores the probe's tree left free (``cpu_count`` less the tree's
 mean cores over its measurement). The second part keeps a big machine's steady background
@@ -35,8 +35,8 @@ from optuna.trial import FrozenTrial
 
 from autotune.contract import ProbeResult
 from autotune.state import Ceiling, Readings, windows_of
-from autotune.tuner._noise import ci95_median
-from autotune.tuner._records import trial_result
+from autotune.tuner.evidence._noise import ci95_median
+from autotune.tuner.evidence._trials import trial_result
 
 MIN_CORES = 0.5
 FREE_SHARE = 0.25

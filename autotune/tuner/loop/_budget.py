@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autotune.contract import ProbeResult
-from autotune.tuner._options import TunerOptions
+from autotune.tuner.loop._options import TunerOptions
 
 
 def over_gpu_budget(result: ProbeResult, options: TunerOptions) -> float:

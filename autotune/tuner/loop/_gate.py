@@ -21,7 +21,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune.state import counted
-from autotune.tuner._heartbeat import fail_stale_trials
+from autotune.tuner.loop._heartbeat import fail_stale_trials
 
 # Containers on one host each have their own /tmp: point AUTOTUNE_LOCK at a shared file there.
 LOCK_PATH = Path(

@@ -18,11 +18,10 @@ import optuna
 from autotune.contract import LoaderConfig
 from autotune.runner import LiveRun, LiveRunner, Target
 from autotune.state import baseline_of, record_of, usable
-from autotune.tuner._options import Outcome, TunerOptions
-from autotune.tuner._recommendation import recommended_trial
-from autotune.tuner._records import trial_config
-from autotune.tuner._report import Reporter
-from autotune.tuner._tuner import Tuner
+from autotune.tuner.evidence import recommended_trial, trial_config
+from autotune.tuner.loop._options import Outcome, TunerOptions
+from autotune.tuner.loop._report import Reporter
+from autotune.tuner.loop._tuner import Tuner
 
 ROLE = "adapt"
 # A stream sharded across workers is never switched in a live run: a setting that fails after
@@ -101,7 +100,7 @@ class _Watch:
             return ITERABLE
         baseline = baseline_of(self._study.get_trials(deepcopy=False))
         if baseline is not None and usable(baseline):
-            wait = record_of(baseline).figure("data_wait_fraction")
+            wait = record_of(baseline).data_wait_fraction
             if wait is not None and wait < BARELY_WAITS:
                 return (
                     f"the script as written waits for data {wait:.1%} of its time: no loader "

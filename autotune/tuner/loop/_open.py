@@ -15,9 +15,8 @@ from autotune import state
 from autotune.hardware import describe
 from autotune.runner import Target
 from autotune.state import usable
-from autotune.tuner._interference import MIN_CORES
-from autotune.tuner._load import steady_load
-from autotune.tuner._pruner import WindowPruner
+from autotune.tuner.evidence import MIN_CORES, steady_load
+from autotune.tuner.policy import WindowPruner
 
 
 class StudyError(Exception):

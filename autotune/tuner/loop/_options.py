@@ -21,7 +21,8 @@ class TunerOptions:
     tune_batch_size: bool = False
     max_workers: int | None = None
     # Two trials in a row without a gain beyond noise end the search: the seed is predicted
-    # from the baseline's own timings, so most of the gain comes first (issue 15).
+    # from the baseline's own timings, so most of the gain comes first (docs/benchmarks.md,
+    # tuning quality).
     patience: int = 2
     # Probes end once this many windows agree (ProbeSettings.min_windows) unless the settings
     # already say; 0 measures every window. Multi-rank probes always measure every window:

@@ -14,27 +14,40 @@ from autotune import state
 from autotune.contract import LoaderConfig, Mode, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
 from autotune.state import baseline_of, counted, record_of, usable
-from autotune.tuner import _length as length
-from autotune.tuner._budget import over_gpu_budget, over_host_budget
-from autotune.tuner._ceiling import (
+from autotune.tuner.evidence import (
+    baseline_failure,
     bound_windows,
     ceiling_windows,
     check_ceiling,
+    comparable_baseline,
+    confirm_study,
+    frozen_from_result,
     measure_ceiling,
     record_from_baseline,
+    short_script_verdict,
+    trial_result,
+    trial_state,
+    under_load,
 )
-from autotune.tuner._climb import back_off, climb, searched_around_best
-from autotune.tuner._confirm import confirm_study
-from autotune.tuner._gate import Alone, Gate
-from autotune.tuner._heartbeat import fail_stale_trials, heartbeat
-from autotune.tuner._load import comparable_baseline, under_load
-from autotune.tuner._options import Outcome, TunerOptions
-from autotune.tuner._plan import Machine, diagnose_study, search_space, seeds
-from autotune.tuner._records import frozen_from_result, trial_result, trial_state
-from autotune.tuner._report import NullReporter, Reporter
-from autotune.tuner._space import SearchSpace
-from autotune.tuner._stop import EXHAUSTED, DuplicateStreak, stop_reason
-from autotune.tuner._verdict import baseline_failure, short_script_verdict
+from autotune.tuner.loop._budget import over_gpu_budget, over_host_budget
+from autotune.tuner.loop._gate import Alone, Gate
+from autotune.tuner.loop._heartbeat import fail_stale_trials, heartbeat
+from autotune.tuner.loop._options import Outcome, TunerOptions
+from autotune.tuner.loop._report import NullReporter, Reporter
+from autotune.tuner.policy import (
+    EXHAUSTED,
+    DuplicateStreak,
+    Machine,
+    SearchSpace,
+    back_off,
+    climb,
+    diagnose_study,
+    length,
+    search_space,
+    searched_around_best,
+    seeds,
+    stop_reason,
+)
 
 
 class Tuner:

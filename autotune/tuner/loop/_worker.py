@@ -15,11 +15,11 @@ import optuna
 
 from autotune import state
 from autotune.state import SharedOptions
-from autotune.tuner._gate import LOCK_PATH, MachineTurn
-from autotune.tuner._options import Outcome, TunerOptions
-from autotune.tuner._study import StudyError
-from autotune.tuner._tuner import Tuner
-from autotune.tuner._verdict import baseline_failure
+from autotune.tuner.evidence import baseline_failure
+from autotune.tuner.loop._gate import LOCK_PATH, MachineTurn
+from autotune.tuner.loop._open import StudyError
+from autotune.tuner.loop._options import Outcome, TunerOptions
+from autotune.tuner.loop._tuner import Tuner
 
 
 def save_options(study: optuna.Study, options: TunerOptions) -> None:

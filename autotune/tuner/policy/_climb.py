@@ -31,16 +31,19 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune import state
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import baseline_of, role, usable
-from autotune.tuner._diagnosis import (
+from autotune.tuner.evidence import (
     CPU_BUSY,
     INPUT_BOUND_WAIT,
+    best_usable,
+    load_noise,
     load_time_per_batch,
     loader_cpu_per_s,
+    steady_load,
+    trial_config,
+    trial_result,
     workers_busy,
 )
-from autotune.tuner._load import load_noise, steady_load
-from autotune.tuner._records import trial_config, trial_result
-from autotune.tuner._space import PREFETCH_MAX, SearchSpace
+from autotune.tuner.policy._space import PREFETCH_MAX, SearchSpace
 
 FAILURES = ("crashed", "hung", "oom", "over_memory")
 # A bracket narrower than this share of the working count is closed: one more worker would
@@ -107,7 +110,7 @@ def back_off(
 
 def _climbable_best(study: optuna.Study) -> FrozenTrial | None:
     """The best trial so far, when it has workers to climb from (not the script as written)."""
-    best = max(_working(study), key=lambda t: t.value or 0.0, default=None)
+    best = best_usable(study.get_trials(deepcopy=False))
     if best is None or role(best) == "baseline" or not trial_config(best).num_workers:
         return None
     return best

@@ -1,5 +1,5 @@
 """The script's own length: learned from a probe that saw the script end by itself, handed to
-later probes so their warm-up and windows fit inside it (probe/_fit.py)."""
+later probes so their warm-up and windows fit inside it (probe/measure/_fit.py)."""
 
 from __future__ import annotations
 

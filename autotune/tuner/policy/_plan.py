@@ -16,13 +16,21 @@ from autotune import state
 from autotune.answer import Diagnosis
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import SeedRecord, baseline_of, usable
-from autotune.tuner._ceiling import MAX_CEILING_GAP, bound_for, ceiling_rate, transport_rate
-from autotune.tuner._diagnosis import diagnose, transport_bound
-from autotune.tuner._noise import median
-from autotune.tuner._records import trial_config, trial_result
-from autotune.tuner._seed import Seed, machine_cap, open_file_limit, seed_workers
-from autotune.tuner._seed import worker_mem as _worker_mem
-from autotune.tuner._space import SearchSpace
+from autotune.tuner.evidence import (
+    MAX_CEILING_GAP,
+    best_usable,
+    bound_for,
+    ceiling_rate,
+    diagnose,
+    median,
+    transport_bound,
+    transport_rate,
+    trial_config,
+    trial_result,
+)
+from autotune.tuner.policy._seed import Seed, machine_cap, open_file_limit, seed_workers
+from autotune.tuner.policy._seed import worker_mem as _worker_mem
+from autotune.tuner.policy._space import SearchSpace
 
 
 @dataclass(frozen=True)
@@ -74,7 +82,7 @@ def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
     result = trial_result(base) if base is not None else None
     if base is None or result is None:
         return None
-    best = max((t for t in trials if usable(t)), key=lambda t: t.value or 0.0, default=None)
+    best = best_usable(trials)
     best_result = trial_result(best) if best is not None else None
     cpu_count = machine.cpu_count
     known = state.load(study).ceiling

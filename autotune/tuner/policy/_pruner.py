@@ -5,8 +5,7 @@ from __future__ import annotations
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune.tuner._load import load_noise, steady_load
-from autotune.tuner._noise import NOISE_FLOOR
+from autotune.tuner.evidence import NOISE_FLOOR, load_noise, steady_load
 
 # One window far below the best is enough: a config at two thirds of the best is not one
 # noisy window away from winning, and its remaining windows cost as much as a good one's.

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from autotune.contract import ProbeResult
-from autotune.tuner._diagnosis import (
+from autotune.tuner.evidence import (
     CPU_BUSY,
     INPUT_BOUND_WAIT,
     load_time_per_batch,

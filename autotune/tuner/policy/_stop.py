@@ -7,10 +7,15 @@ from collections.abc import Callable, Sequence
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.state import counted, role, usable, windows_of
-from autotune.tuner._ceiling import near_ceiling, wait_fraction
-from autotune.tuner._load import load_noise, steady_load
-from autotune.tuner._noise import clearly_better, median
-from autotune.tuner._records import trial_config
+from autotune.tuner.evidence import (
+    clearly_better,
+    load_noise,
+    median,
+    near_ceiling,
+    steady_load,
+    trial_config,
+    wait_fraction,
+)
 
 MAX_WAIT_AT_CEILING = 0.20
 _MAX_DUPLICATES_IN_A_ROW = 4

@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from autotune.contract import ProbeSettings
-from autotune.probe._iterators import EndedIterator, ReplayIterator, TimedIterator
-from autotune.probe._meter import Meter, ProbeDone
-from autotune.probe._nvtx import NvtxRanges
+from autotune.probe.loader._iterators import EndedIterator, ReplayIterator, TimedIterator
+from autotune.probe.measure._meter import Meter, ProbeDone
+from autotune.probe.measure._nvtx import NvtxRanges
 
 # Windows of a few microseconds: a meter over a list of batches is done within a few dozen.
 TINY = ProbeSettings(warmup_batches=2, warmup_s=0.0, window_s=1e-5, windows=2, min_windows=2)

@@ -8,9 +8,9 @@ from torch.utils.data import BatchSampler, DataLoader, SequentialSampler, Tensor
 
 from autotune.contract import LoaderConfig
 from autotune.probe import apply_config, script_config
-from autotune.probe._audition import CHOOSE_AFTER
-from autotune.probe._patch import _ORIG_INIT, _ORIG_ITER, LoaderPatch
-from autotune.probe._site import detect_framework
+from autotune.probe.loader._audition import CHOOSE_AFTER
+from autotune.probe.loader._patch import _ORIG_INIT, _ORIG_ITER, LoaderPatch
+from autotune.probe.loader._site import detect_framework
 
 DATA = TensorDataset(torch.arange(64.0))
 

@@ -16,7 +16,7 @@ import torch
 from torch.utils.data import BatchSampler, DataLoader, TensorDataset
 
 from autotune.contract import LoaderConfig
-from autotune.probe._patch import _ORIG_ITER, LoaderPatch
+from autotune.probe.loader._patch import _ORIG_ITER, LoaderPatch
 
 DATA = TensorDataset(torch.arange(96.0))
 EPOCH = 12  # 96 samples in batches of 8

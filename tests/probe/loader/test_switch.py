@@ -12,7 +12,7 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, Dataset, IterableDataset, RandomSampler
 
-from autotune.probe._switch import Settings, SwitchableLoader
+from autotune.probe.loader._switch import Settings, SwitchableLoader
 
 Switches = dict[tuple[int, int], Settings]  # (epoch, after batch; -1: before the epoch)
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import torch
 
-from autotune.probe._gpu import GPU_KEYS, GpuSampler, empty_gpu_fields
+from autotune.probe.machine._gpu import GPU_KEYS, GpuSampler, empty_gpu_fields
 
 CUDA = torch.cuda.is_available()
 

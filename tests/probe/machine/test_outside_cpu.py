@@ -9,8 +9,8 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from autotune.probe import _procfs
-from autotune.probe._interference import OutsideCpu, machine_busy_s, tree_cpu_s
+from autotune.probe.machine import _procfs
+from autotune.probe.machine._outside_cpu import OutsideCpu, machine_busy_s, tree_cpu_s
 from tests.conftest import FAST, probe
 
 # Spins one core; says so once it spins, then after each 0.5 s of its own CPU time.

@@ -14,10 +14,10 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from autotune.probe import _procfs
-from autotune.probe._sampler import TreeSampler
+from autotune.probe.machine import _procfs
+from autotune.probe.machine._sampler import TreeSampler
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 WORKERS = 16
 ARRAY_BYTES = 1024 * 2**20
 
@@ -87,7 +87,7 @@ def _fresh_round() -> tuple[int, int, int]:
     round in the same process is then smaller than what a probe costs it."""
     code = (
         "import warnings; warnings.simplefilter('ignore');"
-        "from tests.probe.test_sampler import _one_round; print(*_one_round())"
+        "from tests.probe.machine.test_sampler import _one_round; print(*_one_round())"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120

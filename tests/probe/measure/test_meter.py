@@ -7,8 +7,8 @@ import psutil
 import torch
 
 from autotune.contract import ProbeSettings
-from autotune.probe._meter import Meter
-from autotune.probe._samples import count_samples
+from autotune.probe.measure._meter import Meter
+from autotune.probe.measure._samples import count_samples
 
 SETTINGS = ProbeSettings(
     warmup_batches=2, warmup_s=0.0, window_s=1.0, windows=3, min_batches_per_window=2
@@ -24,7 +24,7 @@ def test_count_samples_nested() -> None:
 
 def test_windows_close_after_warmup(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     clock = iter(float(i) * 0.25 for i in range(10_000))
-    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: next(clock))
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: next(clock))
     done = []
     meter = Meter(SETTINGS, on_done=lambda: done.append(True))
     t = 0.0
@@ -42,7 +42,7 @@ def test_windows_close_after_warmup(monkeypatch) -> None:  # type: ignore[no-unt
 def _drive(monkeypatch, settings: ProbeSettings, gap: Callable[[float], float], workers: int):  # type: ignore[no-untyped-def]
     """Feeds batches whose spacing is ``gap(t)``; returns the meter once it measures."""
     now = [0.0]
-    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
     meter = Meter(settings)
     meter.workers = workers
     meter.iter_started(0.0)
@@ -102,7 +102,7 @@ def test_the_meter_stops_once_two_windows_agree(monkeypatch) -> None:  # type: i
     # Steady batches give two equal windows; a rate that doubles after the first window
     # never settles within 5%, so every window is measured.
     now = [0.0]
-    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
     for speedup, expected in ((1.0, 2), (2.0, 4)):
         now[0] = 0.0
         meter = Meter(settings)
@@ -117,7 +117,7 @@ def test_a_probe_past_its_deadline_reports_the_windows_it_has(monkeypatch) -> No
     # The deadline counts from this process's start; the fake clock starts at 0 now.
     age = time.time() - psutil.Process().create_time()
     now = [0.0]
-    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
     counts = []
     for deadline in (None, age + 4.0):
         settings = ProbeSettings(
@@ -147,7 +147,7 @@ def _bursty(monkeypatch, epoch_batches: int | None, stall: float = 1.0) -> Meter
         min_batches_per_window=2,
     )  # fmt: skip
     now = [0.0]
-    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
     meter = Meter(settings, on_window=lambda i, v: written.append((i, v)))
     meter.epoch_batches = epoch_batches
     meter.iter_started(0.0)
@@ -192,7 +192,7 @@ def test_a_negligible_epoch_start_keeps_time_windows(monkeypatch) -> None:  # ty
 
 def test_batches_delivered_before_the_choice_warm_up_but_are_never_measured(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     now = [0.0]
-    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
     # A steady 0-worker loader that took 0.2 s a batch for the batches before the choice.
     delivered = [(0.2 * i, 0.2 * (i + 1), 4) for i in range(12)]
     meter = Meter(RAMP)
@@ -211,7 +211,7 @@ def test_batches_delivered_before_the_choice_warm_up_but_are_never_measured(monk
 
 def test_a_ramp_seen_before_the_choice_is_still_waited_out(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     now = [5.0]
-    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: now[0])
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
     # Each batch faster than the one before: the rate is still climbing.
     t, delivered = 0.0, []
     for i in range(9):
@@ -225,7 +225,7 @@ def test_a_ramp_seen_before_the_choice_is_still_waited_out(monkeypatch) -> None:
 
 def test_interference_is_read_at_window_edges_only(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     clock = iter(float(i) * 0.25 for i in range(10_000))
-    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: next(clock))
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: next(clock))
     readings = iter([None, 0.1, 1.2, 0.0])  # the mark at measure start, then one per window
     calls = []
 
@@ -245,7 +245,7 @@ def test_interference_is_read_at_window_edges_only(monkeypatch) -> None:  # type
 
 def test_a_window_without_a_reading_leaves_none_at_all(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     clock = iter(float(i) * 0.25 for i in range(10_000))
-    monkeypatch.setattr("autotune.probe._meter.perf_counter", lambda: next(clock))
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: next(clock))
     readings = iter([None, 0.1, None, 0.2])
     meter = Meter(SETTINGS, outside_cpu=lambda: next(readings))
     meter.iter_started(0.0)

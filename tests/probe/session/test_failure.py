@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autotune.probe._failure import from_exception, short
+from autotune.probe.session._failure import from_exception, short
 
 
 def test_short_is_the_type_and_the_first_line() -> None:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from autotune.contract import Mode, ProbeResult, ProbeSettings, TrialConfig
-from autotune.probe._meter import Meter
-from autotune.probe._phases import (
+from autotune.probe.measure._meter import Meter
+from autotune.probe.session._phases import (
     BasePhase,
     CeilingsSkippedPhase,
     ComputeCeilingPhase,

@@ -2,7 +2,7 @@
 settings are abandoned without losing a batch, iterable datasets wait for the epoch's end.
 
 The orders come from the test through the real exchange (``LiveRun``), so the switches are
-the test's choice; ``tests/tuner/test_adapt.py`` lets the search choose them.
+the test's choice; ``tests/tuner/loop/test_live_search.py`` lets the search choose them.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autotune.probe._watch import STEPS, NoDataLoader, NoLoaderWatch
+from autotune.probe.session._watch import STEPS, NoDataLoader, NoLoaderWatch
 
 
 def _train(steps: int) -> None:

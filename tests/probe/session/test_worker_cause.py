@@ -9,7 +9,7 @@ import pytest
 from torch._utils import ExceptionWrapper
 
 from autotune._words import caught_elsewhere, first_line
-from autotune.probe._failure import from_exception, short
+from autotune.probe.session._failure import from_exception, short
 from tests.conftest import probe
 
 WORKER = "in DataLoader worker process 0"

@@ -11,7 +11,7 @@ from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
 from autotune.runner import Target
 from autotune.state import Ceiling
 from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
-from autotune.tuner._ceiling import (
+from autotune.tuner.evidence._ceiling import (
     bound_for,
     ceiling_suspect,
     ceiling_windows,
@@ -27,11 +27,13 @@ def trial(number: int, windows: list[float], cores: list[float] | None) -> optun
     result: dict[str, Any] = {"windows": windows, "cpu_count": 2, "data_wait_fraction": 0.05}
     if cores is not None:
         result["interference_cores"] = cores
-    t = optuna.trial.create_trial(
-        state=optuna.trial.TrialState.COMPLETE,
-        value=sorted(windows)[len(windows) // 2],
-        intermediate_values=dict(enumerate(windows)),
-        user_attrs={"role": "search", "status": "ok", "result": result},
+    t = state.new_trial(
+        state.TrialRecord(role="search", status="ok", result=result),
+        optuna.trial.TrialState.COMPLETE,
+        sorted(windows)[len(windows) // 2],
+        {},
+        {},
+        dict(enumerate(windows)),
     )
     t.number = number
     return t
@@ -110,12 +112,13 @@ def test_a_ceiling_beaten_only_under_interference_stands() -> None:
     runner = FasterThanTheCeiling(busy=True)
     tuner = _tuner(runner)
     tuner.run()
-    ceiling = tuner.study.user_attrs["ceiling"]
+    ceiling = state.load(tuner.study).ceiling
+    assert ceiling is not None
     assert [c.mode for c in runner.calls].count("ceiling") == 0  # not even re-measured
-    assert ceiling["samples_per_s"] and not ceiling["remeasured"]
+    assert ceiling.samples_per_s and not ceiling.remeasured
     # But the answer ran past it: no efficiency is stated against it.
     summary = summarize(tuner.study, "mem").to_dict()
-    assert summary["recommended"]["samples_per_s"] > 1.1 * ceiling["samples_per_s"]
+    assert summary["recommended"]["samples_per_s"] > 1.1 * ceiling.samples_per_s
     assert summary["efficiency"] is None and summary["binding_ceiling"] is None
 
 
@@ -123,9 +126,10 @@ def test_a_ceiling_beaten_in_quiet_windows_is_dropped_and_nothing_binds() -> Non
     runner = FasterThanTheCeiling(busy=False)
     tuner = _tuner(runner)
     tuner.run()
-    ceiling = tuner.study.user_attrs["ceiling"]
-    assert ceiling["remeasured"] is True
-    assert ceiling["samples_per_s"] is None and ceiling["status"].startswith("unreliable")
+    ceiling = state.load(tuner.study).ceiling
+    assert ceiling is not None and ceiling.remeasured is True
+    assert ceiling.samples_per_s is None
+    assert ceiling.status is not None and ceiling.status.startswith("unreliable")
     summary = summarize(tuner.study, "mem").to_dict()
     # The transport ceiling is known, but the compute one could be lower: no efficiency.
     assert summary["transport_ceiling_samples_per_s"] is not None

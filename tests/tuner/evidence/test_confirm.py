@@ -7,15 +7,15 @@ from dataclasses import asdict
 import pytest
 
 from autotune.contract import LoaderConfig, ProbeResult
-from autotune.tuner._candidates import interval_coverage
-from autotune.tuner._confirm import (
+from autotune.tuner.evidence._candidates import interval_coverage
+from autotune.tuner.evidence._confirm import (
     Candidate,
     confirm,
     confirm_plan,
     confirmation_plan,
     drift_between_probes,
 )
-from autotune.tuner._noise import median
+from autotune.tuner.evidence._noise import median
 
 KEYS = {
     "winner",

@@ -18,7 +18,7 @@ from autotune.contract import TrialConfig
 from autotune.runner import Target
 from autotune.state import baseline_of, usable, windows_of
 from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
-from autotune.tuner._records import trial_result
+from autotune.tuner.evidence._trials import trial_result
 from tests.tuner.fake_runner import FakeRunner
 
 HW = {"id": "test-hw", "cpu_count": 2}

@@ -7,9 +7,10 @@ from typing import Any
 import optuna
 import pytest
 
+from autotune import state
 from autotune.contract import ProbeResult, TrialConfig
 from autotune.runner import Target
-from autotune.state import Readings
+from autotune.state import Confirmation, Readings
 from autotune.tuner import (
     StudyKey,
     Tuner,
@@ -18,7 +19,7 @@ from autotune.tuner import (
     open_study_for_rerun,
     summarize,
 )
-from autotune.tuner._interference import (
+from autotune.tuner.evidence._windows import (
     MIN_CORES,
     Windows,
     describe,
@@ -138,6 +139,13 @@ def _tuner(runner: FakeRunner) -> Tuner:
     return Tuner(study, Target("train.py"), runner, options, cpu_count=2, cuda=False)
 
 
+def _confirmation(study: optuna.Study) -> Confirmation:
+    """The confirmation the search recorded (every test here expects one)."""
+    confirmation = state.load(study).confirmation
+    assert confirmation is not None
+    return confirmation
+
+
 def _busy_search(config: TrialConfig, res: ProbeResult) -> ProbeResult:
     # Another process takes 0.9 cores whenever a config with workers is measured.
     busy = config.mode == "measure" and bool(res.applied_config.num_workers)
@@ -159,20 +167,22 @@ def test_the_answer_says_another_process_disturbed_the_recommended_windows() -> 
     assert said["baseline"]["disturbed"] == 0 and said["ceiling"]["disturbed"] == 0
     assert said["summary"].startswith(f"another process used 0.9 cores during {n} of {n} windows")
     assert said["widened"] is True
-    confirmed = tuner.study.user_attrs["confirmation"]
+    known = state.load(tuner.study)
+    confirmed = _confirmation(tuner.study)
     # The load followed the settings through interleaved rounds, not the clock: it is
     # theirs, and the comparison with the script as written stands.
-    assert confirmed["fresh"] is True and confirmed["incomparable"] is None, confirmed
+    assert confirmed.fresh is True and confirmed.incomparable is None, confirmed
     assert said["comparison"] is None and summary["speedup"] > 1
-    winner = next(c for c in confirmed["candidates"] if c["trial"] == confirmed["winner"])
-    assert len(winner["interference_cores"]) == len(winner["windows"])  # re-measures included
+    winner = next(c for c in confirmed.candidates if c.trial == confirmed.winner)
+    assert len(winner.interference_cores) == len(winner.windows)  # re-measures included
     # Up to 2 / (2 - 0.9) times the fastest window (what the other process's CPU could
     # give), but not past the compute ceiling: no loader setting passes it.
     lo, hi = summary["recommended"]["ci95"]
-    assert lo == confirmed["ci95"][0]
-    top = max(tuner.study.user_attrs["ceiling"]["windows"])
-    assert hi == pytest.approx(min(max(winner["windows"]) * 2 / 1.1, top))
-    assert hi > confirmed["ci95"][1]
+    assert confirmed.ci95 is not None and lo == confirmed.ci95[0]
+    assert known.ceiling is not None
+    top = max(known.ceiling.windows)
+    assert hi == pytest.approx(min(max(winner.windows) * 2 / 1.1, top))
+    assert hi > confirmed.ci95[1]
 
 
 def test_a_quiet_study_says_so_and_keeps_its_interval() -> None:
@@ -185,7 +195,7 @@ def test_a_quiet_study_says_so_and_keeps_its_interval() -> None:
     summary = summarize(tuner.study, "mem").to_dict()
     assert summary["interference"]["disturbed_windows"] == 0
     assert summary["interference"]["summary"].startswith("no interference")
-    assert summary["recommended"]["ci95"] == tuner.study.user_attrs["confirmation"]["ci95"]
+    assert summary["recommended"]["ci95"] == _confirmation(tuner.study).ci95
 
 
 def test_results_from_before_interference_was_read_give_no_entry() -> None:
@@ -203,9 +213,9 @@ def test_a_baseline_slowed_by_a_load_that_then_stopped_is_measured_again_like_wi
     tuner = _tuner(FakeRunner(load_s=0.0005, compute_s=0.01, load=spinner_during_baseline))
     tuner.run()
     answer = summarize(tuner.study, "mem").to_dict()
-    confirmed = tuner.study.user_attrs["confirmation"]
-    assert confirmed["fresh"] is True and confirmed["incomparable"] is None, confirmed
-    assert "not a comparison" in confirmed["why"], confirmed
+    confirmed = _confirmation(tuner.study)
+    assert confirmed.fresh is True and confirmed.incomparable is None, confirmed
+    assert confirmed.why is not None and "not a comparison" in confirmed.why, confirmed
     # Re-measured beside the leader, the script as written runs as fast as it does.
     assert answer["speedup"] is not None and answer["speedup"] <= 1.2, answer
     assert answer["interference"]["comparison"] is None
@@ -228,12 +238,12 @@ def test_a_load_that_will_not_hold_still_gives_no_speedup_and_keeps_the_script()
     tuner = _tuner(FakeRunner(load_s=0.2, compute_s=0.005, load=flickering))
     tuner.run()
     answer = summarize(tuner.study, "mem")
-    confirmed = tuner.study.user_attrs["confirmation"]
-    assert confirmed["fresh"] is True, confirmed
-    assert confirmed["incomparable"] and "would not hold still" in confirmed["incomparable"]
+    confirmed = _confirmation(tuner.study)
+    assert confirmed.fresh is True, confirmed
+    assert confirmed.incomparable and "would not hold still" in confirmed.incomparable
     assert answer.speedup is None
     assert answer.interference is not None
-    assert answer.interference["comparison"] == confirmed["incomparable"]
+    assert answer.interference["comparison"] == confirmed.incomparable
     # Nothing was shown to beat the script as written: it is the answer.
     assert answer.recommended is not None and answer.baseline is not None
     assert answer.recommended.trial == answer.baseline.trial

@@ -13,7 +13,7 @@ from optuna.trial import TrialState
 
 from autotune import state
 from autotune.contract import ProbeResult
-from autotune.tuner._gate import Alone, MachineTurn
+from autotune.tuner.loop._gate import Alone, MachineTurn
 
 
 def _finished(study: optuna.Study, n: int) -> None:

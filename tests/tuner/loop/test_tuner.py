@@ -6,6 +6,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
+from autotune import state
 from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
 from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
@@ -35,7 +36,7 @@ def test_baseline_is_trial_zero_and_the_script_as_written() -> None:
     tuner = make(runner, trials=4, patience=10)
     tuner.run()
     first = tuner.study.trials[0]
-    assert first.user_attrs["role"] == "baseline"
+    assert state.role(first) == "baseline"
     assert runner.calls[0].loader == LoaderConfig()
     assert first.params["num_workers"] == 0
 
@@ -45,17 +46,18 @@ def test_seeding_predicts_workers_that_hide_loading() -> None:
     runner = FakeRunner(load_s=0.1, compute_s=0.01)
     tuner = make(runner, trials=3, patience=10)
     tuner.run()
-    seeded = [t for t in tuner.study.trials if t.user_attrs.get("role") == "seeded"]
+    seeded = [t for t in tuner.study.trials if state.role(t) == "seeded"]
     assert seeded and seeded[0].params["num_workers"] == 13
-    assert tuner.study.user_attrs["predicted_workers"] == 13
+    assert state.load(tuner.study).predicted_workers == 13
 
 
 def test_cpu_bound_prediction_is_capped_by_cores() -> None:
     runner = FakeRunner(load_s=0.1, compute_s=0.01, cpu_bound=True, cores=2)
     tuner = make(runner, trials=3, patience=10)
     tuner.run()
-    assert tuner.study.user_attrs["predicted_workers"] == 2
-    assert tuner.study.user_attrs["diagnosis"]["bottleneck"] == "input-cpu"
+    known = state.load(tuner.study)
+    assert known.predicted_workers == 2
+    assert known.diagnosis is not None and known.diagnosis.bottleneck == "input-cpu"
 
 
 def test_io_bound_search_finds_many_workers_and_a_big_speedup() -> None:
@@ -91,7 +93,7 @@ def test_failed_trials_are_recorded_never_recommended_and_do_not_stop_the_search
     summary = summarize(tuner.study, "mem").to_dict()
     failed = [t for t in tuner.study.trials if t.state == TrialState.FAIL]
     assert failed, "the fake should have produced failures"
-    assert all(t.user_attrs["reason"] == "worker crashed" for t in failed)
+    assert all(state.record_of(t).reason == "worker crashed" for t in failed)
     assert summary["recommended"]["config"]["num_workers"] <= 20
     assert summary["trials"]["failed"] == len(failed)
     assert summary["failures"][0]["reason"] == "worker crashed"
@@ -105,7 +107,8 @@ def test_patience_stops_a_flat_search() -> None:
     assert "brought no gain beyond noise" in outcome.stop_reason or (
         "none brought a gain beyond noise" in outcome.stop_reason
     )
-    assert len([t for t in tuner.study.trials if t.user_attrs.get("duplicate_of") is None]) < 30
+    probed = [t for t in tuner.study.trials if state.record_of(t).duplicate_of is None]
+    assert len(probed) < 30
 
 
 def test_a_tie_far_above_the_baseline_goes_to_the_cheaper_without_probes() -> None:
@@ -113,36 +116,40 @@ def test_a_tie_far_above_the_baseline_goes_to_the_cheaper_without_probes() -> No
     # No ceiling: the search goes on past the first hit, so tied configs are measured.
     tuner = make(runner, trials=8, patience=20, ceiling=False)
     tuner.run()
-    confirmation = tuner.study.user_attrs["confirmation"]
-    assert confirmation["skipped"], confirmation["why"]
-    assert "a tie" in confirmation["why"]
-    assert confirmation["probe_seconds"] == 0.0
-    assert len(confirmation["candidates"]) >= 2
-    assert all(c["runs"] == 1 for c in confirmation["candidates"])
-    lo, hi = confirmation["ci95"]
-    assert lo <= confirmation["median"] <= hi
-    assert confirmation["baseline_median"] is not None
-    tied = [
-        c
-        for c in confirmation["candidates"]
-        if c["median"] >= max(x["median"] for x in confirmation["candidates"]) * 0.97
-    ]
-    winner = next(c for c in confirmation["candidates"] if c["trial"] == confirmation["winner"])
-    assert winner["config"]["num_workers"] == min(c["config"]["num_workers"] for c in tied)
+    confirmation = state.load(tuner.study).confirmation
+    assert confirmation is not None
+    assert confirmation.skipped, confirmation.why
+    assert confirmation.why is not None and "a tie" in confirmation.why
+    assert confirmation.probe_seconds == 0.0
+    candidates = confirmation.candidates
+    assert len(candidates) >= 2
+    assert all(c.runs == 1 for c in candidates)
+    assert confirmation.ci95 is not None and confirmation.median is not None
+    lo, hi = confirmation.ci95
+    assert lo <= confirmation.median <= hi
+    assert confirmation.baseline_median is not None
+    medians = [c.median for c in candidates if c.median is not None]
+    assert len(medians) == len(candidates)
+    tied = [c for c in candidates if c.median is not None and c.median >= max(medians) * 0.97]
+    winner = next(c for c in candidates if c.trial == confirmation.winner)
+    assert winner.config["num_workers"] == min(c.config["num_workers"] for c in tied)
 
 
 def test_confirmation_is_skipped_when_one_config_wins_by_far() -> None:
     runner = FakeRunner(load_s=0.1, compute_s=0.01)
     tuner = make(runner, trials=8, patience=20)
     tuner.run()
-    confirmation = tuner.study.user_attrs["confirmation"]
+    confirmation = state.load(tuner.study).confirmation
+    assert confirmation is not None
     probes = len(runner.calls)
-    assert confirmation["skipped"], confirmation["why"]
-    assert confirmation["probe_seconds"] == 0.0
+    assert confirmation.skipped, confirmation.why
+    assert confirmation.probe_seconds == 0.0
     # The interval says how it was computed: one probe's windows, not a re-measure.
-    assert "windows of one probe" in confirmation["interval"]
-    lo, hi = confirmation["ci95"]
-    assert lo <= confirmation["median"] <= hi
+    assert confirmation.interval is not None
+    assert "windows of one probe" in confirmation.interval
+    assert confirmation.ci95 is not None and confirmation.median is not None
+    lo, hi = confirmation.ci95
+    assert lo <= confirmation.median <= hi
     # One probe per trial (the ceilings ride on the baseline's): no confirmation probe ran.
     assert probes == len(tuner.study.trials)
 
@@ -168,7 +175,7 @@ def test_ctrl_c_keeps_finished_trials_and_marks_the_running_one() -> None:
     assert outcome.interrupted
     states = [t.state for t in tuner.study.trials]
     assert states.count(TrialState.COMPLETE) >= 2
-    assert tuner.study.trials[-1].user_attrs["status"] == "interrupted"
+    assert state.record_of(tuner.study.trials[-1]).status == "interrupted"
     assert summarize(tuner.study, "mem").to_dict()["recommended"] is not None
 
 
@@ -178,14 +185,14 @@ def test_rerun_continues_the_same_study(tmp_path) -> None:  # type: ignore[no-un
     runner = FakeRunner(load_s=0.1, compute_s=0.01)
     again = make(runner, url, trials=5, patience=20)
     again.run()
-    assert [t.user_attrs.get("role") for t in again.study.trials].count("baseline") == 1
+    assert [state.role(t) for t in again.study.trials].count("baseline") == 1
     assert all(c.loader != LoaderConfig() or c.mode != "measure" for c in runner.calls[:1])
 
 
 def test_pruner_stops_a_clearly_slower_trial() -> None:
     runner = FakeRunner(load_s=0.2, compute_s=0.005, noise=0.01)
     storage = optuna.storages.RDBStorage("sqlite:///:memory:")
-    from autotune.tuner._pruner import WindowPruner
+    from autotune.tuner.policy._pruner import WindowPruner
 
     study = open_study(storage, "s", StudyKey("train.py", (), HW), pruner=WindowPruner(), seed=1)
     tuner = Tuner(
@@ -200,7 +207,7 @@ def test_pruner_stops_a_clearly_slower_trial() -> None:
     pruned = [
         t
         for t in study.trials
-        if t.state == TrialState.PRUNED and t.user_attrs.get("duplicate_of") is None
+        if t.state == TrialState.PRUNED and state.record_of(t).duplicate_of is None
     ]
     assert pruned, "slow configs after a fast one should be pruned"
     best = max(t.value for t in study.trials if t.value is not None)
@@ -215,7 +222,7 @@ def test_over_memory_is_infeasible() -> None:
 
     tuner = make(FakeRunner(load_s=0.2, compute_s=0.005, after=hungry), trials=10, patience=20)
     tuner.run()
-    bad = [t for t in tuner.study.trials if t.user_attrs.get("status") == "over_memory"]
+    bad = [t for t in tuner.study.trials if state.record_of(t).status == "over_memory"]
     assert bad and all(t.state == TrialState.FAIL for t in bad)
     assert all(t.constraints.get("host_memory", 0) > 0 for t in bad)
     assert summarize(tuner.study, "mem").to_dict()["recommended"]["config"]["num_workers"] <= 8
@@ -232,11 +239,11 @@ def test_a_ceiling_that_a_trial_beats_is_measured_again() -> None:
     runner = FakeRunner(load_s=0.2, compute_s=0.005, after=unlucky)
     tuner = make(runner, trials=8)
     outcome = tuner.run()
-    ceiling = tuner.study.user_attrs["ceiling"]
-    assert ceiling["remeasured"] is True
+    ceiling = state.load(tuner.study).ceiling
+    assert ceiling is not None and ceiling.remeasured is True
     assert [c.mode for c in runner.calls].count("baseline") == 1
     assert [c.mode for c in runner.calls].count("ceiling") == 1  # the re-measure
-    assert ceiling["samples_per_s"] == pytest.approx(32 / 0.005, rel=0.1)
+    assert ceiling.samples_per_s == pytest.approx(32 / 0.005, rel=0.1)
     summary = summarize(tuner.study, "mem").to_dict()
     assert 0.9 <= summary["efficiency"] <= 1.1
     assert outcome.stop_reason
@@ -251,8 +258,8 @@ def test_failures_above_a_worker_count_cap_the_range_and_back_off() -> None:
     )
     tuner = make(runner, trials=12, patience=4)
     tuner.run()
-    cap = tuner.study.user_attrs["worker_cap"]
-    assert cap < 26
+    cap = state.load(tuner.study).worker_cap
+    assert cap is not None and cap < 26
     summary = summarize(tuner.study, "mem").to_dict()
     assert summary["recommended"]["config"]["num_workers"] == 8
     assert summary["speedup"] > 5
@@ -280,10 +287,10 @@ def test_a_pruned_trial_keeps_the_settings_it_was_asked_to_run() -> None:
         cpu_count=2,
         cuda=False,
     ).run()
-    pruned = [t for t in study.trials if t.user_attrs.get("status") == "pruned"]
+    pruned = [t for t in study.trials if state.record_of(t).status == "pruned"]
     assert pruned
     for t in pruned:
-        assert t.user_attrs["config"]["num_workers"] == t.params["num_workers"]
+        assert state.record_of(t).config.num_workers == t.params["num_workers"]
 
 
 def test_the_script_as_written_asked_for_again_is_the_baseline_not_a_probe() -> None:
@@ -294,10 +301,8 @@ def test_the_script_as_written_asked_for_again_is_the_baseline_not_a_probe() -> 
         {"num_workers": 0}, tuner.study.sampler
     )
     outcome = tuner.run()
-    asked = [
-        t for t in tuner.study.trials if t.user_attrs.get("role") not in ("baseline", "seeded")
-    ]
-    assert asked and all(t.user_attrs.get("duplicate_of") == 0 for t in asked)
+    asked = [t for t in tuner.study.trials if state.role(t) not in ("baseline", "seeded")]
+    assert asked and all(state.record_of(t).duplicate_of == 0 for t in asked)
     assert "exhausted" in outcome.stop_reason
 
 
@@ -307,7 +312,7 @@ def test_no_seed_when_the_script_as_written_is_the_seed() -> None:
     runner = FakeRunner(load_s=0.001, compute_s=0.05)
     tuner = make(runner, trials=3, patience=10, ceiling=False)
     tuner.run()
-    seeded = [t for t in tuner.study.trials if t.user_attrs.get("role") == "seeded"]
+    seeded = [t for t in tuner.study.trials if state.role(t) == "seeded"]
     assert all(t.params.get("num_workers") for t in seeded)
 
 
@@ -318,8 +323,9 @@ def test_a_stored_answer_is_tried_first_instead_of_the_guess() -> None:
     tuner.run()
     tried = runner.calls[1].loader
     assert (tried.num_workers, tried.prefetch_factor, tried.persistent_workers) == (5, 4, True)
-    assert tuner.study.trials[1].user_attrs["role"] == "seeded"
-    assert "predicted_workers" not in tuner.study.user_attrs  # no guess was made
+    assert state.role(tuner.study.trials[1]) == "seeded"
+    known = state.load(tuner.study)
+    assert known.seed is None and known.predicted_workers is None  # no guess was made
 
 
 def test_an_outside_reason_and_a_role_for_every_searched_trial() -> None:
@@ -344,5 +350,5 @@ def test_an_outside_reason_and_a_role_for_every_searched_trial() -> None:
     )
     outcome = tuner.run()
     assert outcome.stop_reason == "the run ended"
-    assert [t.user_attrs["role"] for t in study.trials] == ["baseline", "adapt", "adapt"]
+    assert [state.role(t) for t in study.trials] == ["baseline", "adapt", "adapt"]
     assert len(runner.calls) == 3  # no confirmation round with confirm_top=0

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from api import create_app
 from autotune.cli import app
-from autotune.state import counted, measured, role
+from autotune.state import Identity, counted, identify, measured, role
 from autotune.tuner import save_options
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 from tests.store.factory import close_storages, hardware, pg_database, storage_for
@@ -210,8 +210,8 @@ def test_sqlite_tuner_killed_and_started_again(tmp_path: Path) -> None:
 
 def test_worker_on_other_hardware_refuses(db_url: str) -> None:
     study = optuna.create_study(storage=storage_for(db_url), study_name="elsewhere")
-    study.set_user_attr("script", str(SCRIPTS / "basic.py"))
-    study.set_user_attr("hardware", hardware(cpu_count=512, gpu_model="NVIDIA B200"))
+    elsewhere = hardware(cpu_count=512, gpu_model="NVIDIA B200")
+    identify(study, Identity(script=str(SCRIPTS / "basic.py"), hardware=elsewhere))
     from autotune.tuner import TunerOptions
 
     save_options(study, TunerOptions())

@@ -5,11 +5,12 @@ from __future__ import annotations
 import optuna
 from optuna.trial import TrialState
 
+from autotune import state
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import queued_params
-from autotune.tuner._climb import back_off, climb, searched_around_best
-from autotune.tuner._records import frozen_from_result
-from autotune.tuner._space import SearchSpace
+from autotune.tuner.evidence._trials import frozen_from_result
+from autotune.tuner.policy._climb import back_off, climb, searched_around_best
+from autotune.tuner.policy._space import SearchSpace
 
 SPACE = SearchSpace(max_workers=32)
 
@@ -138,19 +139,19 @@ def test_under_a_failure_cap_the_climb_steps_up_but_never_past_the_middle() -> N
     _add(study, 0, 100.0, role="baseline")
     _add(study, 8, 400.0)
     _add(study, 4, 300.0)
-    study.set_user_attr("worker_cap", 20)  # 21 failed: half again as many (12) is inside
+    state.cap_workers(study, 20)  # 21 failed: half again as many (12) is inside
     assert climb(study, SPACE, lambda _: None)
     assert _queued(study) == [12]
     near = _study()
     _add(near, 8, 400.0)
     _add(near, 4, 300.0)
-    near.set_user_attr("worker_cap", 12)  # 13 failed: the geometric midpoint, 10
+    state.cap_workers(near, 12)  # 13 failed: the geometric midpoint, 10
     assert climb(near, SPACE, lambda _: None)
     assert _queued(near) == [10]
     narrow = _study()
     _add(narrow, 8, 400.0)
     _add(narrow, 4, 300.0)
-    narrow.set_user_attr("worker_cap", 9)  # 9 < 8 * 1.2: closed
+    state.cap_workers(narrow, 9)  # 9 < 8 * 1.2: closed
     assert not climb(narrow, SPACE, lambda _: None)
 
 
@@ -159,13 +160,13 @@ def test_a_failure_above_every_working_count_caps_and_bisects() -> None:
     _add(study, 4, 300.0)
     failed = LoaderConfig(num_workers=24, prefetch_factor=2, persistent_workers=False)
     back_off(study, 2, failed, ProbeResult(status="crashed"), SPACE, notes.append)
-    assert study.user_attrs["worker_cap"] == 23
+    assert state.load(study).worker_cap == 23
     assert _queued(study) == [10]  # the geometric midpoint of 4 and 24
     assert "capping at 23" in notes[0]
     # A failure at or below a count that worked says nothing about the count.
     low = LoaderConfig(num_workers=3, prefetch_factor=2, persistent_workers=False)
     back_off(study, 3, low, ProbeResult(status="crashed"), SPACE, notes.append)
-    assert study.user_attrs["worker_cap"] == 23 and len(notes) == 1
+    assert state.load(study).worker_cap == 23 and len(notes) == 1
 
 
 def test_a_failure_far_above_the_script_as_written_retries_on_the_log_scale() -> None:
@@ -224,13 +225,13 @@ def test_workers_that_never_idle_are_not_given_a_deeper_queue() -> None:
         batch_size=32,
     )
     study.add_trial(frozen_from_result(baseline, "baseline", {}, {}))
-    study.set_user_attr("worker_cap", 8)  # 9 crashed: no step up either
+    state.cap_workers(study, 8)  # 9 crashed: no step up either
     _add(study, 8, 2450.0, wait=0.7, cpu=0.02, batch=32)  # 96 % of what 8 workers can
     assert not climb(study, SPACE, lambda _: None)
     assert searched_around_best(study, SPACE)
     idle = _study()
     idle.add_trial(frozen_from_result(baseline, "baseline", {}, {}))
-    idle.set_user_attr("worker_cap", 8)
+    state.cap_workers(idle, 8)
     _add(idle, 8, 1200.0, wait=0.7, cpu=0.02, batch=32)  # half its capacity: workers idle
     assert climb(idle, SPACE, lambda _: None)
     assert _queued_configs(idle) == [(8, 8)]
@@ -242,10 +243,10 @@ def test_a_probe_that_measured_then_ran_out_of_time_caps_nothing() -> None:
     slow = LoaderConfig(num_workers=2, prefetch_factor=2, persistent_workers=False)
     late = ProbeResult(status="hung", windows=[250.0, 320.0, 300.0, 280.0])
     back_off(study, 2, slow, late, SPACE, notes.append)
-    assert "worker_cap" not in study.user_attrs and not notes and not _queued(study)
+    assert state.load(study).worker_cap is None and not notes and not _queued(study)
     # A probe killed before it measured anything is still a count that fails.
     back_off(study, 3, slow, ProbeResult(status="hung", windows=[]), SPACE, notes.append)
-    assert study.user_attrs["worker_cap"] == 1
+    assert state.load(study).worker_cap == 1
 
 
 def test_under_a_steady_load_the_climb_goes_up_while_it_gains_beyond_the_loads_noise() -> None:

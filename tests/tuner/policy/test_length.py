@@ -5,7 +5,7 @@ from __future__ import annotations
 import optuna
 
 from autotune.contract import ProbeResult, ProbeSettings
-from autotune.tuner._length import fitted, learn, script_batches, worth_refitting
+from autotune.tuner.policy._length import fitted, learn, script_batches, worth_refitting
 
 
 def test_the_shortest_run_seen_is_kept_and_handed_on() -> None:

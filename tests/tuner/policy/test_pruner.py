@@ -6,8 +6,8 @@ import optuna
 
 from autotune.runner import Target
 from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study
-from autotune.tuner._load import load_noise, steady_load
-from autotune.tuner._pruner import WindowPruner
+from autotune.tuner.evidence._load import load_noise, steady_load
+from autotune.tuner.policy._pruner import WindowPruner
 from tests.tuner.fake_runner import FakeRunner
 
 

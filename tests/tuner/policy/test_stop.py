@@ -5,9 +5,10 @@ from __future__ import annotations
 import optuna
 from optuna.trial import TrialState
 
-from autotune.tuner._ceiling import ceiling_suspect, near_ceiling
-from autotune.tuner._noise import ci95_median, clearly_better, relative_spread
-from autotune.tuner._stop import stop_reason
+from autotune.state import TrialRecord, new_trial
+from autotune.tuner.evidence._ceiling import ceiling_suspect, near_ceiling
+from autotune.tuner.evidence._noise import ci95_median, clearly_better, relative_spread
+from autotune.tuner.policy._stop import stop_reason
 
 
 def trial(
@@ -18,16 +19,13 @@ def trial(
     wait: float = 0.05,
     state: TrialState = TrialState.COMPLETE,
 ) -> optuna.trial.FrozenTrial:
-    t = optuna.trial.create_trial(
-        state=state,
-        value=sorted(windows)[len(windows) // 2] if state == TrialState.COMPLETE else None,
-        intermediate_values=dict(enumerate(windows)),
-        user_attrs={
-            "role": role,
-            "status": {"COMPLETE": "ok", "PRUNED": "pruned"}.get(state.name, "crashed"),
-            "result": {"data_wait_fraction": wait},
-        },
+    record = TrialRecord(
+        role=role,
+        status={"COMPLETE": "ok", "PRUNED": "pruned"}.get(state.name, "crashed"),
+        result={"data_wait_fraction": wait},
     )
+    value = sorted(windows)[len(windows) // 2] if state == TrialState.COMPLETE else None
+    t = new_trial(record, state, value, {}, {}, dict(enumerate(windows)))
     t.number = number
     return t
 

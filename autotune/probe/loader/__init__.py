@@ -1,0 +1,38 @@
+"""The script's loaders: found as the script builds and iterates them, the measured one
+chosen, settings applied or switched in place, batches copied ahead on side streams."""
+
+from autotune.probe.loader._apply import apply_config, script_config
+from autotune.probe.loader._audition import Delivery
+from autotune.probe.loader._iterators import (
+    EndedIterator,
+    ReplayIterator,
+    TimedIterator,
+    epoch_length,
+)
+from autotune.probe.loader._patch import LoaderPatch, SettingsRefused
+from autotune.probe.loader._streams import CopyStats, StreamPrefetcher, make_streams
+from autotune.probe.loader._switch import (
+    KEYS,
+    Settings,
+    SwitchableLoader,
+    normalized,
+)
+
+__all__ = [
+    "KEYS",
+    "CopyStats",
+    "Delivery",
+    "EndedIterator",
+    "LoaderPatch",
+    "ReplayIterator",
+    "Settings",
+    "SettingsRefused",
+    "StreamPrefetcher",
+    "SwitchableLoader",
+    "TimedIterator",
+    "apply_config",
+    "epoch_length",
+    "make_streams",
+    "normalized",
+    "script_config",
+]

@@ -1,0 +1,82 @@
+"""What the measurements show: noise, other processes' load, ceilings, diagnoses, the
+confirmation re-measure, and the recommendation they support."""
+
+from autotune.tuner.evidence._ceiling import (
+    MAX_CEILING_GAP,
+    bound_for,
+    bound_windows,
+    ceiling_rate,
+    ceiling_windows,
+    check_ceiling,
+    measure_ceiling,
+    near_ceiling,
+    record_from_baseline,
+    transport_rate,
+    wait_fraction,
+)
+from autotune.tuner.evidence._confirm import confirm_study
+from autotune.tuner.evidence._diagnosis import (
+    CPU_BUSY,
+    INPUT_BOUND_WAIT,
+    diagnose,
+    load_time_per_batch,
+    loader_cpu_per_s,
+    transport_bound,
+    workers_busy,
+)
+from autotune.tuner.evidence._load import (
+    comparable_baseline,
+    load_noise,
+    steady_load,
+    under_load,
+)
+from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median
+from autotune.tuner.evidence._recommendation import recommended_trial, summarize
+from autotune.tuner.evidence._trials import (
+    best_usable,
+    frozen_from_result,
+    trial_config,
+    trial_result,
+    trial_state,
+)
+from autotune.tuner.evidence._verdict import baseline_failure, short_script_verdict
+from autotune.tuner.evidence._windows import MIN_CORES
+
+__all__ = [
+    "CPU_BUSY",
+    "INPUT_BOUND_WAIT",
+    "MAX_CEILING_GAP",
+    "MIN_CORES",
+    "NOISE_FLOOR",
+    "baseline_failure",
+    "best_usable",
+    "bound_for",
+    "bound_windows",
+    "ceiling_rate",
+    "ceiling_windows",
+    "check_ceiling",
+    "clearly_better",
+    "comparable_baseline",
+    "confirm_study",
+    "diagnose",
+    "frozen_from_result",
+    "load_noise",
+    "load_time_per_batch",
+    "loader_cpu_per_s",
+    "measure_ceiling",
+    "median",
+    "near_ceiling",
+    "recommended_trial",
+    "record_from_baseline",
+    "short_script_verdict",
+    "steady_load",
+    "summarize",
+    "transport_bound",
+    "transport_rate",
+    "trial_config",
+    "trial_result",
+    "trial_state",
+    "under_load",
+    "wait_fraction",
+    "workers_busy",
+]

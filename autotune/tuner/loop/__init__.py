@@ -1,0 +1,37 @@
+"""The loop that runs a search: opening the study, the tuner, workers that share it, the live
+run's search, and what the loop is asked and reports."""
+
+from autotune.tuner.loop._live_search import Adapted, adapt
+from autotune.tuner.loop._open import (
+    Opened,
+    StudyError,
+    StudyKey,
+    check_hardware,
+    load_study,
+    open_study,
+    open_study_for_rerun,
+)
+from autotune.tuner.loop._options import Outcome, TunerOptions
+from autotune.tuner.loop._report import NullReporter, Reporter
+from autotune.tuner.loop._tuner import Tuner
+from autotune.tuner.loop._worker import load_options, save_options, work
+
+__all__ = [
+    "Adapted",
+    "NullReporter",
+    "Opened",
+    "Outcome",
+    "Reporter",
+    "StudyError",
+    "StudyKey",
+    "Tuner",
+    "TunerOptions",
+    "adapt",
+    "check_hardware",
+    "load_options",
+    "load_study",
+    "open_study",
+    "open_study_for_rerun",
+    "save_options",
+    "work",
+]
