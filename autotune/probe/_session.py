@@ -28,6 +28,7 @@ from autotune.contract import (
 from autotune.probe import _failure as failure
 from autotune.probe._adapt import Adapter
 from autotune.probe._audition import Delivery
+from autotune.probe._foreign import ForeignLoader, ForeignLoaderWatch
 from autotune.probe._gpu import GpuSampler, cuda_sync, log
 from autotune.probe._iterators import EndedIterator, TimedIterator
 from autotune.probe._meter import Meter, ProbeDone
@@ -69,6 +70,7 @@ class ProbeSession:
         self.watch = NoLoaderWatch(
             lambda: self.patch.loaders_iterated, lambda: self.patch.loaders_built
         )
+        self.foreign = ForeignLoaderWatch(lambda: self.patch.measured_loader is not None)
         self.script_batches: int | None = None
         self.phases: list[BasePhase] = phases_for(config.mode, self, multi_rank=ranks is not None)
         first = self.phases[0] if self.phases else None
@@ -266,6 +268,7 @@ class ProbeSession:
         lead = self.lead
         if lead is not None:
             self.watch.install()
+            self.foreign.install()
             lead.begin()
         exit_code = 0
         status: Status = "ok"
@@ -280,6 +283,8 @@ class ProbeSession:
             exit_code, status, reason = 1, "not_applied", str(exc)
         except NoDataLoader as exc:
             exit_code, status, reason = 1, "no_dataloader", str(exc)
+        except ForeignLoader as exc:
+            exit_code, status, reason = 1, "not_applied", str(exc)
         except SystemExit as exc:
             exit_code, status, reason = failure.from_exit(exc.code)
             ended_itself = exit_code == 0
@@ -293,6 +298,7 @@ class ProbeSession:
             status, reason = failure.from_exception(exc, self.streams_applied)
         finally:
             self.watch.uninstall()
+            self.foreign.uninstall()
             self.patch.uninstall()
             self.sampler.stop()
             self.gpu.stop()
