@@ -40,6 +40,10 @@ _LIBRARIES = (
     ("fastai", "fastai"),
 )
 
+# Libraries whose answer names a loader the script built and gave them (Fabric's
+# setup_dataloaders, Accelerate's prepare, the Trainers given a loader).
+_WRAPPERS = frozenset({"lightning", "fabric", "transformers", "accelerate"})
+
 # (framework, "Class.method" of the library code the script called), or None.
 Evidence = tuple[str, str] | None
 
@@ -82,7 +86,9 @@ def framework_of(loader: Any, built: Evidence, iterated: Evidence) -> Evidence:
     library (Accelerate's DataLoaderShard); None for a plain script."""
     if built is not None:
         return built
-    if iterated is not None:
+    # A loader the script built and handed to skorch, MMEngine's Runner or fastai's Learner is
+    # edited at its own DataLoader(...) call: their forms are for loaders they build.
+    if iterated is not None and iterated[0] in _WRAPPERS:
         return iterated
     cls = type(loader)
     library = _library(cls.__module__)

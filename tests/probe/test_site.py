@@ -72,6 +72,8 @@ def test_built_beats_iterated_beats_the_class() -> None:
     loader = DataLoader(DATA)
     assert framework_of(loader, built, iterated) == built
     assert framework_of(loader, None, iterated) == iterated
+    # The script's own loader given to MMEngine's Runner: its DataLoader(...) call is the place.
+    assert framework_of(loader, None, ("mmengine", "Runner.train")) is None
     assert framework_of(loader, None, None) is None
     # Accelerate's DataLoaderShard, iterated by the script itself: its class says it.
     shard = type("DataLoaderShard", (DataLoader,), {"__module__": "accelerate.data_loader"})
