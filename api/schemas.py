@@ -155,7 +155,10 @@ class StudyDetail(StudyItem):
         None, description="A judgement instead of a search, e.g. a script too short to tune."
     )
     measured_loader: dict[str, Any] | None = Field(
-        None, description="The loader measured: its type, dataset type, batch size, framework."
+        None,
+        description="The loader measured: its type, dataset type, batch size, framework "
+        "(lightning, fabric, transformers, accelerate, skorch, mmengine, fastai or null) and "
+        "built_by, the library class and method that built or iterated it.",
     )
     interference: Interference | None = Field(
         None,
@@ -217,7 +220,10 @@ class TrialDetail(TrialItem):
     transport_by_workers: dict[str, float] | None = None
     transport_reason: str | None = None
     measured_loader: dict[str, Any] | None = Field(
-        None, description="The loader measured: its type, dataset type, batch size, framework."
+        None,
+        description="The loader measured: its type, dataset type, batch size, framework "
+        "(lightning, fabric, transformers, accelerate, skorch, mmengine, fastai or null) and "
+        "built_by, the library class and method that built or iterated it.",
     )
     ranks: list[dict[str, Any]] | None = Field(
         None, description="Multi-rank probes: each rank's own figures."
@@ -232,7 +238,11 @@ class Recommendation(BaseModel):
     ci95: Any = Field(None, description="95% interval of samples/s when confirmation ran.")
     baseline: dict[str, Any] | None
     speedup: float | None
-    snippet: str = Field(description="The DataLoader call to paste into the script.")
+    snippet: str = Field(
+        description="The settings to paste where the script's loader is made: its DataLoader(...) "
+        "call, or the arguments of the library that builds it (TrainingArguments, skorch's "
+        "iterator_train__*, MMEngine's train_dataloader dict, fastai's dataloaders())."
+    )
     updated_at: float
 
 

@@ -134,7 +134,8 @@ class Answer:
         lines = [head]
         if ranks > 1:
             lines.append(f"# per rank: each of the {ranks} ranks builds its loader with these")
-        lines += _framework_lines(self.framework, values)
+        built_by = (self.measured_loader or {}).get("built_by")
+        lines += _framework_lines(self.framework, values, built_by)
         if rec.config.get("num_streams"):
             lines.append(
                 f"# copy batches to the GPU on {rec.config['num_streams']} CUDA streams: "
@@ -160,24 +161,61 @@ _TRAINER_ARGS = {
     "persistent_workers": "dataloader_persistent_workers",
     "pin_memory": "dataloader_pin_memory",
 }
+# fastai's name for the batch size; the other settings are the DataLoader's own names.
+_FASTAI_ARGS = {"batch_size": "bs"}
 
 
-def _framework_lines(framework: str | None, values: dict[str, Any]) -> list[str]:
+def _kwargs(values: dict[str, Any], names: dict[str, str] | None = None, prefix: str = "") -> str:
+    return ", ".join(f"{prefix}{(names or {}).get(k, k)}={v!r}" for k, v in values.items())
+
+
+def _framework_lines(
+    framework: str | None, values: dict[str, Any], built_by: str | None = None
+) -> list[str]:
+    """The settings where the user edits them: the library's own arguments where a library
+    builds the loader from them, else the DataLoader(...) call the script makes."""
     if framework == "transformers":
-        args = ", ".join(
-            f"{_TRAINER_ARGS[k]}={v!r}" for k, v in values.items() if k in _TRAINER_ARGS
-        )
+        args = _kwargs({k: v for k, v in values.items() if k in _TRAINER_ARGS}, _TRAINER_ARGS)
         lines = [f"args = TrainingArguments(..., {args})"]
         lines.append("# the Trainer builds its eval loader with these too")
         if "batch_size" in values:
             lines.append(f"# batch size: per_device_train_batch_size={values['batch_size']!r}")
         return lines
-    call = f"DataLoader(dataset, {', '.join(f'{k}={v!r}' for k, v in values.items())})"
+    if framework == "skorch":
+        # The net's class (the user's own subclass included) is what the script constructs.
+        net = (built_by or "").split(".", 1)[0] or "NeuralNet"
+        return [
+            "# skorch builds the training DataLoader from the net's iterator_train__* arguments:",
+            f"net = {net}(..., {_kwargs(values, prefix='iterator_train__')})",
+        ]
+    if framework == "mmengine":
+        return [
+            "# MMEngine's Runner builds the DataLoader from the train_dataloader dict (in "
+            "Runner(...) or the config); keep its dataset and sampler:",
+            f"train_dataloader=dict(..., {_kwargs(values)})",
+        ]
+    if framework == "fastai":
+        # fastai's DataLoader takes no prefetch_factor: its stand-in loader fixes it at 2.
+        taken = {k: v for k, v in values.items() if k != "prefetch_factor"}
+        lines = [
+            "# fastai builds its DataLoaders from the arguments of dataloaders():",
+            f"dls = dblock.dataloaders(source, {_kwargs(taken, _FASTAI_ARGS)})",
+            "# fastai builds the validation DataLoader with these too",
+        ]
+        if values.get("prefetch_factor") not in (None, 2):
+            lines.append(
+                f"# measured with prefetch_factor={values['prefetch_factor']!r}, which no "
+                "argument of fastai's DataLoader sets (it keeps 2)"
+            )
+        return lines
+    call = f"DataLoader(dataset, {_kwargs(values)})"
     if framework == "lightning":
         return [
             "# in your LightningDataModule's (or LightningModule's) train_dataloader():",
             f"return {call}",
         ]
+    if framework == "fabric":
+        return ["# the DataLoader you pass to fabric.setup_dataloaders():", f"loader = {call}"]
     if framework == "accelerate":
         return ["# the DataLoader you pass to accelerator.prepare():", f"loader = {call}"]
     return [f"loader = {call}"]

@@ -117,6 +117,19 @@ class LoaderConfig:
 LOADER_KEYS = tuple(f.name for f in dataclasses.fields(LoaderConfig))
 # torch accepts these only with num_workers > 0.
 WORKER_ONLY_KEYS = ("prefetch_factor", "persistent_workers")
+
+# Where a measured loader's settings are edited, found at run time from the library code that
+# built or iterated it (autotune/probe/loader/_site.py); null is the script's DataLoader(...).
+FRAMEWORKS = (
+    "lightning",  # the Lightning Trainer: train_dataloader() of a DataModule or LightningModule
+    "fabric",  # Lightning Fabric: the DataLoader given to fabric.setup_dataloaders()
+    "transformers",  # the Hugging Face Trainer: TrainingArguments(dataloader_*=...)
+    "accelerate",  # the DataLoader given to accelerator.prepare()
+    "skorch",  # the net's iterator_train__* parameters
+    "mmengine",  # the Runner's train_dataloader=dict(...)
+    "fastai",  # DataBlock(...).dataloaders(..., num_workers=...)
+)
+
 # The settings that are DataLoader arguments; the others the probe applies itself.
 DATALOADER_KEYS = (
     "batch_size",
@@ -287,7 +300,9 @@ class ProbeResult:
     ceiling_status: str = ""
     cpu_count: int | None = None
     gpu: dict[str, Any] | None = None
-    # The loader measured: {"loader", "dataset" (type names), "batch_size", "framework"}.
+    # The loader measured: {"loader", "dataset" (type names), "batch_size", "framework" (one of
+    # FRAMEWORKS or null), "built_by" (the library's class and method that built or iterated
+    # it, "NeuralNetClassifier.fit"; null for the script's own code)}.
     measured_loader: dict[str, Any] | None = None
     # Batches the measured loader gave the script when the script ended by itself (not
     # stopped by the probe): the length of its run, so later probes fit inside it.

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
+from autotune.contract import LoaderConfig
+from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans, probe
 
 LIBRARIES = SCRIPTS / "libraries"
 # The quickest probe that still seeds and measures tuned settings. Four workers at most: they
@@ -120,3 +121,14 @@ def test_a_library_loader_is_probed_and_never_broken(lib: Library, tmp_path: Pat
     assert summary["measured_loader"]["dataset"] == lib.dataset
     assert summary["recommended"]["samples_per_s"] > 0
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.slow
+def test_fastai_loader_is_named_not_taken_for_no_loader() -> None:
+    # fastai's DataLoader hands a stand-in to torch's iterators: torch's loading machinery
+    # runs, so "no DataLoader" would be untrue; the settings cannot be applied there.
+    pytest.importorskip("fastai.data.all", reason="fastai: see docs/frameworks.md to install")
+    res = probe(str(LIBRARIES / "fastai_train.py"), loader=LoaderConfig(num_workers=1))
+    assert res.status == "not_applied", res.reason + res.stderr_tail
+    assert "torch iterates fastai.data.load._FakeLoader from " in res.reason
+    assert "TfmdDL.__iter__" in res.reason and "dataloaders(..., num_workers=" in res.reason

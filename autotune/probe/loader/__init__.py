@@ -3,6 +3,7 @@ chosen, settings applied or switched in place, batches copied ahead on side stre
 
 from autotune.probe.loader._apply import apply_config, script_config
 from autotune.probe.loader._audition import Delivery
+from autotune.probe.loader._foreign import ForeignLoader, ForeignLoaderWatch
 from autotune.probe.loader._iterators import (
     EndedIterator,
     ReplayIterator,
@@ -23,6 +24,8 @@ __all__ = [
     "CopyStats",
     "Delivery",
     "EndedIterator",
+    "ForeignLoader",
+    "ForeignLoaderWatch",
     "LoaderPatch",
     "ReplayIterator",
     "Settings",

@@ -49,7 +49,7 @@ from autotune.probe.loader._apply import (
     write_settings,
 )
 from autotune.probe.loader._audition import Audition, Delivery
-from autotune.probe.loader._site import call_site, detect_framework, in_framework_eval
+from autotune.probe.loader._site import call_site, framework_of, in_framework_eval, library_on_stack
 from autotune.probe.loader._switch import SwitchableLoader
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ _ORIG_ITER = DataLoader.__iter__
 _ORIG_GET_ITERATOR = DataLoader._get_iterator
 _BUILT_ATTR = "_autotune_built"  # built while the patch was installed
 _SITE_ATTR = "_autotune_site"
+_BY_ATTR = "_autotune_by"  # the library code that built it, if any (_site.Evidence)
 _APPLIED_ATTR = "_autotune_applied"
 _RAW_ATTR = "_autotune_raw"  # the loader's newest torch iterator
 _NOT_APPLIED_ATTR = "_autotune_not_applied"
@@ -212,6 +213,7 @@ class LoaderPatch:
         if _BUILT_ATTR not in loader.__dict__:
             loader.__dict__[_BUILT_ATTR] = True
             loader.__dict__[_SITE_ATTR] = call_site(loader)
+            loader.__dict__[_BY_ATTR] = library_on_stack()
             self.loaders_built += 1
 
     def _wrap_class(self, cls: type) -> None:
@@ -283,11 +285,14 @@ class LoaderPatch:
         self.not_applied = loader.__dict__.get(_NOT_APPLIED_ATTR, "")
         if t_first is not None:
             self.time_to_first_batch_s = t_first - t0
+        # Called inside the chosen iteration's __next__: the stack holds whoever iterates it.
+        evidence = framework_of(loader, loader.__dict__.get(_BY_ATTR), library_on_stack())
         self.measured_loader = {
             "loader": type(loader).__name__,
             "dataset": type(loader.dataset).__name__,
             "batch_size": batch_size_of(original),
-            "framework": detect_framework(loader),
+            "framework": evidence[0] if evidence else None,
+            "built_by": evidence[1] if evidence else None,
         }
         for audition in auditions:
             self._give_back(audition.loader)

@@ -22,19 +22,77 @@ _EVAL_FUNCTIONS = {
 }
 
 
-def detect_framework(loader: Any = None) -> str | None:
-    """The training framework the script uses: by the modules it imported for Lightning
-    and the Trainer, by the measured loader's own class for Accelerate (other libraries
-    import accelerate without the script using it: monai through transformers.utils)."""
-    modules = sys.modules
-    if "lightning.pytorch" in modules or "pytorch_lightning" in modules:
-        return "lightning"
-    if "transformers.trainer" in modules:
-        return "transformers"
-    module = type(loader).__module__ if loader is not None else ""
-    if module.split(".", 1)[0] == "accelerate":
-        return "accelerate"
+# Library code that builds or drives loaders for the user, by module path, and the framework
+# each means for the answer (the place the user edits). Found on the call stack at run time,
+# never by what is imported: a script may import lightning and train with a plain loop, and
+# monai imports accelerate through transformers.utils. Lightning's Trainer calls into
+# lightning.fabric, so of several libraries on one stack the outermost (the one the script
+# called) names the place.
+_LIBRARIES = (
+    ("lightning.pytorch", "lightning"),
+    ("pytorch_lightning", "lightning"),
+    ("lightning.fabric", "fabric"),
+    ("lightning_fabric", "fabric"),
+    ("transformers", "transformers"),
+    ("accelerate", "accelerate"),
+    ("skorch", "skorch"),
+    ("mmengine", "mmengine"),
+    ("fastai", "fastai"),
+)
+
+# Libraries whose answer names a loader the script built and gave them (Fabric's
+# setup_dataloaders, Accelerate's prepare, the Trainers given a loader).
+_WRAPPERS = frozenset({"lightning", "fabric", "transformers", "accelerate"})
+
+# (framework, "Class.method" of the library code the script called), or None.
+Evidence = tuple[str, str] | None
+
+
+def _library(module: str) -> str | None:
+    for prefix, framework in _LIBRARIES:
+        if module == prefix or module.startswith(prefix + "."):
+            return framework
     return None
+
+
+def _owner(frame: Any) -> str:
+    """``NeuralNetClassifier.fit``: the class of the frame's ``self`` (the user's own subclass
+    where there is one, which is what they construct), else the function's qualified name."""
+    code = frame.f_code
+    this = frame.f_locals.get("self")
+    if this is not None:
+        return f"{type(this).__name__}.{code.co_name}"
+    return str(getattr(code, "co_qualname", code.co_name))
+
+
+def library_on_stack(depth: int = 1) -> Evidence:
+    """The outermost library frame on the current call stack: who built or is iterating a
+    loader (a stack walk, tens of frames: done once per loader built, once per choice)."""
+    frame: Any = sys._getframe(depth)
+    found: Any = None
+    framework = ""
+    while frame is not None:
+        library = _library(_module(frame))
+        if library is not None:
+            found, framework = frame, library
+        frame = frame.f_back
+    return (framework, _owner(found)) if found is not None else None
+
+
+def framework_of(loader: Any, built: Evidence, iterated: Evidence) -> Evidence:
+    """Where the measured loader's settings are edited: the library that built it (skorch's
+    get_iterator, MMEngine's Runner, the Trainers), else the one that iterated the loader the
+    script built (Fabric's wrapper, the Lightning Trainer given a loader), else its class's
+    library (Accelerate's DataLoaderShard); None for a plain script."""
+    if built is not None:
+        return built
+    # A loader the script built and handed to skorch, MMEngine's Runner or fastai's Learner is
+    # edited at its own DataLoader(...) call: their forms are for loaders they build.
+    if iterated is not None and iterated[0] in _WRAPPERS:
+        return iterated
+    cls = type(loader)
+    library = _library(cls.__module__)
+    return (library, cls.__name__) if library is not None else None
 
 
 def _module(frame: Any) -> str:

@@ -29,6 +29,8 @@ from autotune.probe.loader import (
     CopyStats,
     Delivery,
     EndedIterator,
+    ForeignLoader,
+    ForeignLoaderWatch,
     LoaderPatch,
     SettingsRefused,
     StreamPrefetcher,
@@ -72,6 +74,7 @@ class ProbeSession:
         self.watch = NoLoaderWatch(
             lambda: self.patch.loaders_iterated, lambda: self.patch.loaders_built
         )
+        self.foreign = ForeignLoaderWatch(lambda: self.patch.measured_loader is not None)
         self.script_batches: int | None = None
         self.phases: list[BasePhase] = phases_for(config.mode, self, multi_rank=ranks is not None)
         first = self.phases[0] if self.phases else None
@@ -269,6 +272,7 @@ class ProbeSession:
         lead = self.lead
         if lead is not None:
             self.watch.install()
+            self.foreign.install()
             lead.begin()
         exit_code = 0
         status: Status = "ok"
@@ -283,6 +287,8 @@ class ProbeSession:
             exit_code, status, reason = 1, "not_applied", str(exc)
         except NoDataLoader as exc:
             exit_code, status, reason = 1, "no_dataloader", str(exc)
+        except ForeignLoader as exc:
+            exit_code, status, reason = 1, "not_applied", str(exc)
         except SystemExit as exc:
             exit_code, status, reason = failure.from_exit(exc.code)
             ended_itself = exit_code == 0
@@ -296,6 +302,7 @@ class ProbeSession:
             status, reason = failure.from_exception(exc, self.streams_applied)
         finally:
             self.watch.uninstall()
+            self.foreign.uninstall()
             self.patch.uninstall()
             self.sampler.stop()
             self.gpu.stop()

@@ -9,10 +9,15 @@ the script has taken ``STEPS`` of them with no DataLoader iterated, or ``MIN_STE
 ``SECONDS`` (a big model's steps are slow), the probe ends with ``no_dataloader``. A script
 that prepares data for minutes before its loader (tokenising, say) takes no steps meanwhile,
 so it is never cut short.
+
+The verdict hints at an ``np.memmap`` only when the script made one (``np.memmap(...)`` or
+``np.load(..., mmap_mode=...)``, counted at ``memmap.__new__``): torch imports numpy, so
+"numpy is loaded" is true of every script and says nothing.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from time import perf_counter
@@ -47,6 +52,8 @@ class NoLoaderWatch:
         self._handle: Any = None
         self._backward: Callable[..., Any] | None = None
         self._off = False
+        self.memmaps = 0
+        self._memmap: tuple[type, Any] | None = None  # np.memmap and its own __new__
 
     def install(self) -> None:
         original = torch.autograd.backward
@@ -61,6 +68,24 @@ class NoLoaderWatch:
         self._backward = original
         torch.autograd.backward = backward  # type: ignore[assignment]
         self._handle = register_optimizer_step_post_hook(self._on_step)
+        self._count_memmaps()
+
+    def _count_memmaps(self) -> None:
+        # Only a numpy already imported (by torch): the probe never imports it itself.
+        memmap = getattr(sys.modules.get("numpy"), "memmap", None)
+        own = memmap.__dict__.get("__new__") if isinstance(memmap, type) else None
+        if not isinstance(memmap, type) or not isinstance(own, staticmethod):
+            return
+        original = own.__func__
+        watch = self
+
+        @functools.wraps(original)
+        def __new__(subtype: type, *args: Any, **kwargs: Any) -> Any:
+            watch.memmaps += 1
+            return original(subtype, *args, **kwargs)
+
+        self._memmap = (memmap, own)
+        type.__setattr__(memmap, "__new__", staticmethod(__new__))
 
     def uninstall(self) -> None:
         if self._backward is not None:
@@ -69,6 +94,10 @@ class NoLoaderWatch:
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
+        if self._memmap is not None:
+            memmap, own = self._memmap
+            type.__setattr__(memmap, "__new__", own)
+            self._memmap = None
 
     def _on_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if not self._off:
@@ -100,7 +129,11 @@ class NoLoaderWatch:
             if built
             else "without iterating a torch DataLoader"
         )
-        hint = " (numpy is loaded: windows of an np.memmap?)" if "numpy" in sys.modules else ""
+        hint = (
+            f" (it opened {self.memmaps} np.memmap(s): random windows of one?)"
+            if self.memmaps
+            else ""
+        )
         return (
             f"no DataLoader to tune: the script took {did} in {took:.1f} s {without}; it "
             f"loads its batches another way{hint}. autotune tunes torch.utils.data.DataLoader "

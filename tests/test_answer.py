@@ -1,0 +1,87 @@
+"""The snippet to paste, in the terms of the place the user edits (autotune/answer.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from autotune.answer import Answer, Recommended
+from autotune.contract import FRAMEWORKS
+
+CONFIG = {
+    "num_workers": 4,
+    "prefetch_factor": 4,
+    "pin_memory": False,
+    "persistent_workers": True,
+    "batch_size": 32,
+    "num_streams": 0,
+    "device": "cpu",
+}
+
+
+def _snippet(framework: str | None, built_by: str | None = None, **config: Any) -> str:
+    loader = {"loader": "DataLoader", "dataset": "D", "batch_size": 32}
+    answer = Answer(
+        study="s",
+        framework=framework,
+        measured_loader={**loader, "framework": framework, "built_by": built_by},
+        recommended=Recommended(trial=1, config={**CONFIG, **config}, samples_per_s=100.0),
+    )
+    return answer.snippet()
+
+
+def test_a_plain_script_gets_its_dataloader_call() -> None:
+    assert _snippet(None).splitlines()[1:] == [
+        "loader = DataLoader(dataset, batch_size=32, num_workers=4, prefetch_factor=4, "
+        "persistent_workers=True, pin_memory=False)"
+    ]
+
+
+def test_skorch_gets_the_nets_iterator_train_arguments_on_the_nets_own_class() -> None:
+    lines = _snippet("skorch", "MyNet.fit").splitlines()
+    assert lines[2] == (
+        "net = MyNet(..., iterator_train__batch_size=32, iterator_train__num_workers=4, "
+        "iterator_train__prefetch_factor=4, iterator_train__persistent_workers=True, "
+        "iterator_train__pin_memory=False)"
+    )
+    assert _snippet("skorch").splitlines()[2].startswith("net = NeuralNet(..., ")
+
+
+def test_mmengine_gets_the_train_dataloader_dict() -> None:
+    assert _snippet("mmengine", "Runner.train").splitlines()[2] == (
+        "train_dataloader=dict(..., batch_size=32, num_workers=4, prefetch_factor=4, "
+        "persistent_workers=True, pin_memory=False)"
+    )
+
+
+def test_fabric_gets_the_loader_it_is_given_not_a_lightning_hook() -> None:
+    lines = _snippet("fabric", "_FabricDataLoader.__iter__").splitlines()
+    assert lines[1] == "# the DataLoader you pass to fabric.setup_dataloaders():"
+    assert lines[2].startswith("loader = DataLoader(dataset, batch_size=32, num_workers=4")
+    assert "train_dataloader" not in "\n".join(lines)
+
+
+def test_fastai_gets_dataloaders_arguments_in_its_own_names() -> None:
+    lines = _snippet("fastai").splitlines()
+    assert lines[2] == (
+        "dls = dblock.dataloaders(source, bs=32, num_workers=4, persistent_workers=True, "
+        "pin_memory=False)"
+    )
+    # No argument of fastai's sets the prefetch depth measured: said, not pasted.
+    assert "prefetch_factor=4" in lines[-1] and "keeps 2" in lines[-1]
+    assert "keeps 2" not in _snippet("fastai", prefetch_factor=2)
+
+
+def test_the_trainers_and_accelerate_keep_their_forms() -> None:
+    assert "TrainingArguments(..., dataloader_num_workers=4" in _snippet("transformers")
+    assert "per_device_train_batch_size=32" in _snippet("transformers")
+    assert "return DataLoader(dataset, " in _snippet("lightning")
+    assert "accelerator.prepare()" in _snippet("accelerate")
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_every_framework_has_its_own_form(framework: str) -> None:
+    # A value the probe can report but the answer renders as a plain script would be a
+    # snippet in the wrong place (torch's names, not the library's).
+    assert _snippet(framework) != _snippet(None)
