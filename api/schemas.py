@@ -217,7 +217,7 @@ class TrialDetail(TrialItem):
     transport_samples_per_s: float | None = Field(
         None, description="Ceiling probes: what the loader's machinery delivers with free samples."
     )
-    transport_by_workers: dict[str, float] | None = None
+    transport_by_workers: dict[int, float] | None = None
     transport_reason: str | None = None
     measured_loader: dict[str, Any] | None = Field(
         None,

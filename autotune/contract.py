@@ -248,6 +248,11 @@ class TrialConfig:
         )
 
 
+def by_worker_count(raw: dict[Any, Any] | None) -> dict[int, float] | None:
+    """Figures keyed by worker count, read back from JSON (whose keys are strings)."""
+    return {int(k): float(v) for k, v in raw.items()} if raw else None
+
+
 @dataclass
 class ProbeResult:
     """What one probe measured. Times in seconds, memory in bytes, rates in samples/s."""
@@ -287,7 +292,7 @@ class ProbeResult:
     # Mode "ceiling" only: samples/s the loader's machinery delivers with free samples and no
     # step (the best over worker counts), per worker count ("0", "8"), or why there is none.
     transport_samples_per_s: float | None = None
-    transport_by_workers: dict[str, float] | None = None
+    transport_by_workers: dict[int, float] | None = None
     transport_reason: str = ""
     # Mode "baseline" only: the compute ceiling measured after the baseline in the same process
     # (its own warm-up and windows; never in the progress file). ceiling_samples_per_s is the
@@ -331,6 +336,7 @@ class ProbeResult:
         data = {k: v for k, v in raw.items() if k in known}
         data["script_config"] = LoaderConfig.from_dict(raw.get("script_config"))
         data["applied_config"] = LoaderConfig.from_dict(raw.get("applied_config"))
+        data["transport_by_workers"] = by_worker_count(raw.get("transport_by_workers"))
         return cls(**data)
 
     def write(self, path: str | Path) -> None:

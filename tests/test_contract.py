@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from autotune.contract import CEILING_GAP, ProbeResult, ProbeSettings
@@ -40,3 +42,11 @@ def test_a_result_stored_before_interference_was_read_loads_without_it() -> None
     res = ProbeResult.from_dict(old)
     assert res.interference_cores == [] and res.ceiling_interference_cores == []
     assert ProbeResult.from_dict(res.to_dict()) == res
+
+
+def test_transport_figures_are_keyed_by_worker_count_through_json() -> None:
+    # JSON keys are strings; the contract reads them back as the counts they are.
+    result = ProbeResult(transport_by_workers={0: 900.0, 8: 400.0})
+    back = ProbeResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert back.transport_by_workers == {0: 900.0, 8: 400.0}
+    assert ProbeResult.from_dict({"transport_by_workers": None}).transport_by_workers is None

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
 from autotune.answer import Diagnosis
-from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
+from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings, by_worker_count
 
 T = TypeVar("T")
 
@@ -41,14 +41,16 @@ class Ceiling(Readings):
 
     samples_per_s: float | None = None
     transport_samples_per_s: float | None = None
-    transport_by_workers: dict[str, float] | None = None
+    transport_by_workers: dict[int, float] | None = None
     transport_reason: str | None = None
     status: str | None = None
     remeasured: bool = False
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Ceiling:
-        return cls(**known(cls, raw))
+        values = known(cls, raw)
+        values["transport_by_workers"] = by_worker_count(raw.get("transport_by_workers"))
+        return cls(**values)
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,12 @@ def _autotune(*args: str, mark: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _answer(script: str, tmp_path: Path) -> tuple[dict[str, object], str]:
-    """The JSON answer of a one-trial study of ``script`` and its Python snippet."""
+def _answer(script: str, tmp_path: Path, *args: str) -> tuple[dict[str, object], str]:
+    """The JSON answer of a one-trial study of ``script ARGS`` and its Python snippet."""
     mark, url = uuid.uuid4().hex, f"sqlite:///{tmp_path / 'a.db'}"
     probed = _autotune(
         "probe", str(FRAMEWORKS / script), "--storage", url, "--trials", "1", "--json",
-        "--study", "s", *FAST, mark=mark,
+        "--study", "s", *FAST, "--", *args, mark=mark,
     )  # fmt: skip
     assert probed.returncode == 0, probed.stderr
     assert_no_orphans(mark)
@@ -96,3 +96,15 @@ def test_a_loader_the_library_builds_gets_the_trials_settings(
     assert res.script_config.num_workers == 0 and res.script_config.batch_size == 8
     assert res.applied_config.num_workers == 1
     assert res.batch_size == 16
+
+
+@pytest.mark.slow
+def test_a_loader_the_script_gives_the_lightning_trainer_is_answered_at_its_own_call(
+    tmp_path: Path,
+) -> None:
+    # trainer.fit(model, train_dataloaders=loader): no train_dataloader() hook to edit.
+    pytest.importorskip("lightning")
+    data, snippet = _answer("lightning_train.py", tmp_path, "--given-loader")
+    assert data["framework"] is None
+    assert "loader = DataLoader(" in snippet and "batch_size=8" in snippet
+    assert "train_dataloader()" not in snippet

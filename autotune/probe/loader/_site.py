@@ -41,8 +41,11 @@ _LIBRARIES = (
 )
 
 # Libraries whose answer names a loader the script built and gave them (Fabric's
-# setup_dataloaders, Accelerate's prepare, the Trainers given a loader).
-_WRAPPERS = frozenset({"lightning", "fabric", "transformers", "accelerate"})
+# setup_dataloaders, Accelerate's prepare). Not the Lightning Trainer: a loader built by the
+# script and given to ``trainer.fit(train_dataloaders=...)`` is edited at its own
+# DataLoader(...) call (one built in a ``train_dataloader()`` hook has the Trainer on the
+# stack when it is built, and is answered there).
+_WRAPPERS = frozenset({"fabric", "transformers", "accelerate"})
 
 # (framework, "Class.method" of the library code the script called), or None.
 Evidence = tuple[str, str] | None
@@ -82,7 +85,7 @@ def library_on_stack(depth: int = 1) -> Evidence:
 def framework_of(loader: Any, built: Evidence, iterated: Evidence) -> Evidence:
     """Where the measured loader's settings are edited: the library that built it (skorch's
     get_iterator, MMEngine's Runner, the Trainers), else the one that iterated the loader the
-    script built (Fabric's wrapper, the Lightning Trainer given a loader), else its class's
+    script built (Fabric's wrapper, Accelerate's), else its class's
     library (Accelerate's DataLoaderShard); None for a plain script."""
     if built is not None:
         return built

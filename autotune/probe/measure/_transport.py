@@ -31,7 +31,7 @@ MEASURE_CAP_S = 15.0
 
 @dataclass
 class TransportResult:
-    by_workers: dict[str, float] = field(default_factory=dict)
+    by_workers: dict[int, float] = field(default_factory=dict)
     reason: str = ""
 
     @property
@@ -138,5 +138,5 @@ def measure_transport(it: Any, settings: ProbeSettings) -> TransportResult:
             out.reason = f"transport with {workers} workers failed: {type(exc).__name__}: {exc}"
             break
         if rate is not None:
-            out.by_workers[str(workers)] = rate
+            out.by_workers[workers] = rate
     return out

@@ -34,6 +34,7 @@ from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median
 from autotune.tuner.evidence._recommendation import recommended_trial, summarize
 from autotune.tuner.evidence._trials import (
     best_usable,
+    duplicate_of,
     frozen_from_result,
     trial_config,
     trial_result,
@@ -59,6 +60,7 @@ __all__ = [
     "comparable_baseline",
     "confirm_study",
     "diagnose",
+    "duplicate_of",
     "frozen_from_result",
     "load_noise",
     "load_time_per_batch",

@@ -64,11 +64,10 @@ def transport_rate(ceiling: Ceiling | None, workers: int, cpu_count: int) -> flo
     processes than cores cannot speed up). None where no figure bounds the config."""
     by_workers = (ceiling.transport_by_workers if ceiling is not None else None) or {}
     if workers == 0:
-        value = by_workers.get("0")
+        value = by_workers.get(0)
     else:
-        measured = [int(k) for k in by_workers if k != "0"]
-        top = max(measured, default=0)
-        value = by_workers.get(str(top)) if top and (workers <= top or top >= cpu_count) else None
+        top = max((n for n in by_workers if n), default=0)
+        value = by_workers.get(top) if top and (workers <= top or top >= cpu_count) else None
     return float(value) if value else None
 
 
@@ -243,10 +242,10 @@ def _compute_part(ceiling: Ceiling) -> dict[str, object]:
     }
 
 
-def _transport_suspect(trials: Sequence[FrozenTrial], by_workers: dict[str, float]) -> str | None:
+def _transport_suspect(trials: Sequence[FrozenTrial], by_workers: dict[int, float]) -> str | None:
     """A trial with workers clearly faster than the transport measured through at least as
     many workers disproves that figure."""
-    measured = {int(k): v for k, v in by_workers.items() if k != "0"}
+    measured = {n: v for n, v in by_workers.items() if n}
     for t in trials:
         workers = int(trial_config(t).num_workers or 0)
         limits = [v for n, v in measured.items() if n >= workers > 0]

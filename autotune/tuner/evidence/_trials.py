@@ -6,7 +6,7 @@ Confirmation re-measurements are kept on the study (``state.Confirmation``), not
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from optuna.trial import FrozenTrial, TrialState
@@ -53,3 +53,25 @@ def trial_config(trial: FrozenTrial) -> LoaderConfig:
 def best_usable(trials: Iterable[FrozenTrial]) -> FrozenTrial | None:
     """The fastest trial measured in full (None before any was)."""
     return max((t for t in trials if usable(t)), key=lambda t: t.value or 0.0, default=None)
+
+
+def duplicate_of(trials: Sequence[FrozenTrial], config: LoaderConfig) -> int | None:
+    """The trial that already measured ``config`` (the baseline, for the script as written
+    asked for explicitly), or None."""
+    for t in trials:
+        record = state.record_of(t)
+        finished = t.state in (TrialState.COMPLETE, TrialState.FAIL) and record.measured
+        if not finished or (record.partial and not t.intermediate_values):
+            # No window measured it: the script ended first (it is probed again, fitted).
+            continue
+        if record.role != "baseline":
+            if LoaderConfig.from_dict(t.params) == config:
+                return t.number
+            continue
+        # The script as written, asked for explicitly: the baseline's windows measured it.
+        script = record.script_config
+        if t.state == TrialState.COMPLETE and script.num_workers is not None:
+            same = config.merged_over(script).under_torch_rules() == script.under_torch_rules()
+            if same:
+                return t.number
+    return None

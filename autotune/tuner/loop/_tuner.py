@@ -13,7 +13,7 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune import state
 from autotune.contract import LoaderConfig, Mode, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
-from autotune.state import baseline_of, counted, record_of, usable
+from autotune.state import baseline_of, counted, usable
 from autotune.tuner.evidence import (
     baseline_failure,
     bound_windows,
@@ -21,6 +21,7 @@ from autotune.tuner.evidence import (
     check_ceiling,
     comparable_baseline,
     confirm_study,
+    duplicate_of,
     frozen_from_result,
     measure_ceiling,
     record_from_baseline,
@@ -320,7 +321,7 @@ class Tuner:
             trial = self.study.ask()
         seeded = state.role(trial) == "seeded"
         config = space.suggest(trial)
-        dup = self._duplicate_of(config)
+        dup = duplicate_of(self._trials(), config)
         if dup is not None and not seeded:
             state.mark_duplicate(trial, dup)
             self.study.tell(trial, state=TrialState.PRUNED)
@@ -334,25 +335,6 @@ class Tuner:
         if cap is not None and cap < space.max_workers:
             return replace(space, max_workers=max(0, int(cap)))
         return space
-
-    def _duplicate_of(self, config: LoaderConfig) -> int | None:
-        for t in self._trials():
-            record = record_of(t)
-            finished = t.state in (TrialState.COMPLETE, TrialState.FAIL) and record.measured
-            if not finished or (record.partial and not t.intermediate_values):
-                # No window measured it: the script ended first (it is probed again, fitted).
-                continue
-            if record.role != "baseline":
-                if LoaderConfig.from_dict(t.params) == config:
-                    return t.number
-                continue
-            # The script as written, asked for explicitly: the baseline's windows measured it.
-            script = record.script_config
-            if t.state == TrialState.COMPLETE and script.num_workers is not None:
-                same = config.merged_over(script).under_torch_rules() == script.under_torch_rules()
-                if same:
-                    return t.number
-        return None
 
     def _run_trial(self, trial: optuna.Trial, config: LoaderConfig, trial_role: str) -> None:
         done = len(counted(self._trials()))

@@ -74,6 +74,8 @@ def test_built_beats_iterated_beats_the_class() -> None:
     assert framework_of(loader, None, iterated) == iterated
     # The script's own loader given to MMEngine's Runner: its DataLoader(...) call is the place.
     assert framework_of(loader, None, ("mmengine", "Runner.train")) is None
+    # ... and given to the Lightning Trainer's fit: the same (its hooks build with it on the stack).
+    assert framework_of(loader, None, ("lightning", "Trainer.fit")) is None
     assert framework_of(loader, None, None) is None
     # Accelerate's DataLoaderShard, iterated by the script itself: its class says it.
     shard = type("DataLoaderShard", (DataLoader,), {"__module__": "accelerate.data_loader"})

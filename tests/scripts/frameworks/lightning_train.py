@@ -65,6 +65,8 @@ if __name__ == "__main__":
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--report", default="")
     p.add_argument("--max-epochs", type=int, default=1000)
+    # The loaders built here and given to trainer.fit, not by a DataModule's hooks.
+    p.add_argument("--given-loader", action="store_true")
     args = p.parse_args()
     trainer = pl.Trainer(
         accelerator="cpu",
@@ -75,4 +77,11 @@ if __name__ == "__main__":
         enable_progress_bar=False,
         enable_model_summary=False,
     )
-    trainer.fit(Boring(args.report), datamodule=Data(args.latency, args.workers))
+    if args.given_loader:
+        loader = DataLoader(
+            SlowTrain(4096, args.latency), batch_size=8, shuffle=True, num_workers=args.workers
+        )
+        val = DataLoader(SlowVal(64, args.latency), batch_size=4, num_workers=0)
+        trainer.fit(Boring(args.report), train_dataloaders=loader, val_dataloaders=val)
+    else:
+        trainer.fit(Boring(args.report), datamodule=Data(args.latency, args.workers))
