@@ -82,7 +82,8 @@ def test_every_stored_value_loads_typed_and_saves_unchanged(
     assert known.identity.script == raw["script"] and known.identity.hardware == raw["hardware"]
     if "ceiling" in raw:
         assert known.ceiling is not None
-        saved = asdict(known.ceiling)
+        # As it is stored: JSON, whose keys are strings (the worker counts of the transport).
+        saved = json.loads(json.dumps(asdict(known.ceiling)))
         # What the release wrote, key for key (it wrote `remeasured` only once set).
         assert {k: v for k, v in saved.items() if k in raw["ceiling"]} == raw["ceiling"]
         assert set(raw["ceiling"]) | {"remeasured"} >= set(saved)
@@ -96,7 +97,16 @@ def test_every_stored_value_loads_typed_and_saves_unchanged(
             "incomparable": None,
         }
     if "worker_options" in raw:
-        assert known.options is not None and known.options.to_dict() == raw["worker_options"]
+        assert known.options is not None
+        saved_options = known.options.to_dict()
+        settings, stored = saved_options.pop("settings"), dict(raw["worker_options"])
+        stored_settings = stored.pop("settings")
+        assert saved_options == stored
+        assert {k: settings[k] for k in stored_settings} == stored_settings
+        # Probe settings added since: their defaults (no deadline of its own).
+        assert {k: settings[k] for k in set(settings) - set(stored_settings)} == {
+            "deadline_s": None
+        }
     assert known.seeded == bool(raw.get("seeded"))
     assert known.verdict == raw.get("verdict")
     assert known.script_batches == raw.get("script_batches")
