@@ -359,6 +359,12 @@ def adapt_progress_path(directory: str | Path, k: int) -> Path:
     return Path(directory) / f"progress-{k}.jsonl"
 
 
+def adapt_drift_path(directory: str | Path, k: int) -> Path:
+    """Written by a run settled by order k whose data wait rose for good: it polls for order
+    k + 1 again (a reopened search)."""
+    return Path(directory) / f"drift-{k}.json"
+
+
 def adapt_loader_path(directory: str | Path) -> Path:
     """Written once the training loader is found: ``{"mid_epoch": bool}``."""
     return Path(directory) / "loader.json"

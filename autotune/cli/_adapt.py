@@ -61,6 +61,7 @@ def run_adapting(
             TunerOptions,
             adapt,
             open_study_for_rerun,
+            stay_tuned,
             summarize,
         )
 
@@ -107,6 +108,17 @@ def run_adapting(
                 reporter.note(
                     f"autotune: {adapted.outcome.stop_reason}; settled on "
                     f"{describe_config(adapted.settled)} for the rest of the run"
+                )
+            if not live.ended and not adapted.outcome.interrupted:
+                # Settled: the run watches its own data wait and says when it rose for good.
+                stay_tuned(
+                    study,
+                    adapted.runner,
+                    adapted.settled,
+                    options,
+                    cpu_count=os.cpu_count() or 1,
+                    note=reporter.note,
+                    after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
                 )
         code = live.wait()
         found = live.loader() is not None

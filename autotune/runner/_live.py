@@ -31,6 +31,7 @@ from autotune.contract import (
     ProbeResult,
     ProbeSettings,
     TrialConfig,
+    adapt_drift_path,
     adapt_loader_path,
     adapt_order_path,
     adapt_progress_path,
@@ -220,6 +221,21 @@ class LiveRun:
                 )
                 return cut_short(progress.windows, "pruned", why)
             time.sleep(self.poll_s)
+
+    def drift(self, k: int) -> dict[str, Any] | None:
+        """Once the run settled by order ``k`` says its data wait rose for good, what it
+        measured; None once the training ends first (or Ctrl-C reached it)."""
+        path = adapt_drift_path(self.dir, k)
+        while True:
+            try:
+                found: dict[str, Any] = json.loads(path.read_text("utf-8"))
+                return found
+            except (FileNotFoundError, json.JSONDecodeError):
+                pass
+            if self.ended or self.interrupted:
+                return None
+            # Nothing waits on this but the run's end: a slower poll than a segment's.
+            time.sleep(max(self.poll_s, 0.2))
 
     def wait(self) -> int:
         """The training's exit status, as a shell reports it (128 + N for signal N)."""

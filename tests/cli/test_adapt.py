@@ -7,7 +7,9 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
+from pathlib import Path
 
 import optuna
 import pytest
@@ -91,3 +93,49 @@ def test_a_run_without_a_dataloader_is_told_so_and_keeps_its_exit_code(db_url: s
     assert "Traceback" not in done.stderr
     assert "never iterated a torch DataLoader" in done.stderr, done.stderr
     assert "apply without tuning" not in done.stderr
+
+
+@pytest.mark.slow
+def test_a_run_whose_loading_turns_5x_slower_searches_again_and_ends_sooner(
+    db_url: str, tmp_path: Path
+) -> None:
+    # The script itself makes every sample 5x slower to load halfway through its batches
+    # (it creates the flag file its dataset reads, and prints when): no sleep of the test's
+    # decides when, and the run's own study says when the search reopened.
+    half = 2560
+    args = ["--epochs", "80", "--samples", "512", "--latency-ms", "2", "--step-ms", "5"]
+    args += ["--slower-after", str(half), "--slower-by", "5"]
+    quick = ["--segments", "4", "--max-workers", "16", "--warmup", "0.2", "--window", "0.3"]
+    flag = tmp_path / "slower"
+    started = time.monotonic()
+    done = _cli(
+        "run", SCRIPT, "--adapt", "--storage", db_url, *quick, "--", *args, "--slow-flag", str(flag)
+    )
+    adapt_s = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    slower_at = float(done.stdout.split("slower at ")[1].split()[0])
+    name = done.stderr.split("recorded in study ")[1].split()[0]
+    trials = optuna.load_study(study_name=name, storage=db_url).get_trials(deepcopy=False)
+    reopened = [t for t in trials if t.user_attrs.get("role") == "reopened"]
+    assert reopened, done.stderr
+    assert all(t.user_attrs["reason"].startswith("reopened: the data wait rose") for t in reopened)
+    first = reopened[0].datetime_start
+    assert first is not None
+    assert first.timestamp() - slower_at < 30, (first, slower_at)
+    assert "searching again from the settled settings" in done.stderr
+
+    # The same job kept on the first settled settings from its first step (no tuning paid).
+    settled = int(done.stderr.split("settled on workers=")[1].split()[0])
+    flag.unlink()
+    started = time.monotonic()
+    kept = subprocess.run(
+        [sys.executable, SCRIPT, *args, "--slow-flag", str(flag), "--num-workers", str(settled)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    kept_s = time.monotonic() - started
+    assert kept.returncode == 0, kept.stderr
+    assert _digest(kept.stdout) == _digest(done.stdout)  # the same samples, in the same order
+    assert kept_s >= 1.5 * adapt_s, (kept_s, adapt_s, done.stderr)

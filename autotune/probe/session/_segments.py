@@ -32,6 +32,7 @@ from autotune.contract import (
     ProbeResult,
     Status,
     TrialConfig,
+    adapt_drift_path,
     adapt_loader_path,
     adapt_order_path,
     adapt_progress_path,
@@ -46,6 +47,7 @@ from autotune.probe.loader import (
     normalized,
 )
 from autotune.probe.measure import Meter, count_samples
+from autotune.probe.session._drift import Drift, DriftWatch
 from autotune.probe.session._progress import progress_writer
 
 if TYPE_CHECKING:
@@ -53,6 +55,9 @@ if TYPE_CHECKING:
     from autotune.probe.machine import TreeSampler
 
 POLL_S = 0.02  # how often the run looks for the search's next order (a stat call)
+# A settled run's drift windows: longer than a segment's, since nobody waits on them and a
+# reopened search costs the run segments.
+DRIFT_WINDOW_MIN_S = 1.0
 
 
 def switch_settings(config: LoaderConfig, script: LoaderConfig) -> Settings:
@@ -83,6 +88,7 @@ class Adapter:
         # (epoch, batch) where the segment's settings took over; None: from the run's start.
         self._switched_at: list[int] | None = None
         self._over: int | None = None  # the tree's host memory, once over the budget
+        self._drift: DriftWatch | None = None  # settled: watching the data wait
 
     # --- the hot path -----------------------------------------------------------------------
     def wrap(
@@ -109,6 +115,12 @@ class Adapter:
         write_whole(adapt_loader_path(self._dir), json.dumps(found))
 
     def batch(self, t0: float, t1: float, n: int, t_iter: float | None) -> None:
+        drift = self._drift
+        if drift is not None:  # settled: the only work a batch does until the wait rises
+            found = drift.batch(t0, t1)
+            if found is not None:
+                self._reopen(found)
+            return
         meter, switch = self.meter, self._switch
         if meter is not None and switch is not None and not self._check_abandoned(switch):
             self._check_begun(meter, switch)
@@ -209,6 +221,8 @@ class Adapter:
             # Memory is only watched while settings are on trial: the rest of the run pays
             # nothing for it.
             self._sampler.stop()
+            window = max(2 * self._settings.window_s, DRIFT_WINDOW_MIN_S)
+            self._drift = DriftWatch(window, perf_counter())
         else:
             self.meter = self._new_meter()
 
@@ -221,6 +235,16 @@ class Adapter:
             self._switch.switch(wanted)
             if self._switch.serving == wanted:
                 self._awaiting = None  # nothing changes: measured from the next batch
+
+    def _reopen(self, drift: Drift) -> None:
+        """The data wait rose for good: say so, and follow the search's orders again."""
+        self._drift = None
+        self.settled = False
+        if self._switch is not None:  # events of the settled stretch are not a segment's
+            self._abandoned = len(self._switch.events)
+        write_whole(adapt_drift_path(self._dir, self.k), json.dumps(drift.to_dict()))
+        self._sampler.rearm()
+        self._sampler.start()
 
     def finish(self) -> None:
         """The script ended: the segment it ended inside reports what it has."""
