@@ -62,12 +62,46 @@ def test_adapt_trains_once_on_the_same_samples_and_records_its_answer(db_url: st
     assert shown.returncode == 0 and "adapt" in shown.stdout, shown.stdout
 
 
-def test_adapt_refuses_a_multi_rank_job_in_words() -> None:
-    done = _cli("run", SCRIPT, "--adapt", "--nproc-per-node", "2", "--", *ARGS)
-    assert done.returncode == 2
+@pytest.mark.slow
+def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: str) -> None:
+    script = str(SCRIPTS / "ddp_ordered.py")
+    args = ["--epochs", "4", "--samples", "4096", "--latency-ms", "5"]
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    started = time.monotonic()
+    plain = subprocess.run(
+        [*torchrun, "--nproc-per-node=2", script, *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    plain_s = time.monotonic() - started
+    assert plain.returncode == 0, plain.stderr
+    quick = ["--segments", "5", "--max-workers", "12", "--warmup", "0.3", "--window", "0.5"]
+    started = time.monotonic()
+    done = _cli(
+        "run", script, "--adapt", "--nproc-per-node", "2", "--storage", db_url, *quick, "--", *args
+    )
+    adapt_s = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    assert "--adapt tunes a single process" in done.stderr
-    assert "autotune probe --nproc-per-node" in done.stderr
+    assert _rank_digests(done.stdout) == _rank_digests(plain.stdout)
+    assert len(_rank_digests(plain.stdout)) == 2
+    name = done.stderr.split("recorded in study ")[1].split()[0]
+    trials = optuna.load_study(study_name=name, storage=db_url).get_trials(deepcopy=False)
+    ranks = trials[1].user_attrs["result"]["ranks"]  # each rank's own figures, per segment
+    assert [r["rank"] for r in ranks] == [0, 1], ranks
+    assert all(r["samples_per_s"] for r in ranks), ranks
+    assert plain_s >= 2.5 * adapt_s, (plain_s, adapt_s, done.stderr)
+
+
+def _rank_digests(stdout: str) -> dict[str, str]:
+    """Each rank's ``rank R digest D`` line: R -> D."""
+    out = {}
+    for line in stdout.splitlines():
+        words = line.split()
+        if len(words) >= 4 and words[0] == "rank" and words[2] == "digest":
+            out[words[1]] = words[3]
+    return out
 
 
 def test_run_asks_for_a_study_or_adapt() -> None:

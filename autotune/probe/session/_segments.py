@@ -21,6 +21,7 @@ the reason, and no batch is lost or repeated.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from time import perf_counter
@@ -36,6 +37,7 @@ from autotune.contract import (
     adapt_loader_path,
     adapt_order_path,
     adapt_progress_path,
+    adapt_rank_dir,
     adapt_segment_path,
     write_whole,
 )
@@ -70,7 +72,12 @@ class Adapter:
     """The run's side of the exchange: meters segments, reports them, obeys orders."""
 
     def __init__(self, config: TrialConfig, patch: LoaderPatch, sampler: TreeSampler) -> None:
-        self._dir = Path(config.exchange_dir)
+        # Under torchrun every rank follows the job's orders and reports in its own folder;
+        # each keeps its own sampler shard and order, as without autotune.
+        self._orders = Path(config.exchange_dir)
+        world = int(os.environ.get("WORLD_SIZE", "1") or 1)
+        self._dir = adapt_rank_dir(self._orders, int(os.environ.get("RANK", "0") or 0), world)
+        self._dir.mkdir(exist_ok=True)
         self._settings = config.settings
         self._budget = config.settings.max_host_mem_bytes
         self._patch = patch
@@ -206,7 +213,7 @@ class Adapter:
         self._follow(self._before)
 
     def _poll(self) -> None:
-        path = adapt_order_path(self._dir, self.k + 1)
+        path = adapt_order_path(self._orders, self.k + 1)
         try:
             order = AdaptOrder.from_json(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
