@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -84,7 +85,7 @@ def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: st
     adapt_s = time.monotonic() - started
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    assert _rank_digests(done.stdout) == _rank_digests(plain.stdout)
+    assert _rank_digests(done.stdout) == _rank_digests(plain.stdout), (done.stdout, plain.stdout)
     assert len(_rank_digests(plain.stdout)) == 2
     name = done.stderr.split("recorded in study ")[1].split()[0]
     trials = optuna.load_study(study_name=name, storage=db_url).get_trials(deepcopy=False)
@@ -95,13 +96,8 @@ def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: st
 
 
 def _rank_digests(stdout: str) -> dict[str, str]:
-    """Each rank's ``rank R digest D`` line: R -> D."""
-    out = {}
-    for line in stdout.splitlines():
-        words = line.split()
-        if len(words) >= 4 and words[0] == "rank" and words[2] == "digest":
-            out[words[1]] = words[3]
-    return out
+    """Each rank's ``rank R digest D``: R -> D (found anywhere: the ranks share one stdout)."""
+    return dict(re.findall(r"rank (\d+) digest ([0-9a-f]{64})", stdout))
 
 
 def test_run_asks_for_a_study_or_adapt() -> None:
@@ -158,6 +154,8 @@ def test_a_run_whose_loading_turns_5x_slower_searches_again_and_ends_sooner(
     assert first is not None
     assert first.timestamp() - slower_at < 30, (first, slower_at)
     assert "searching again from the settled settings" in done.stderr
+    shown = _cli("show", name, "--storage", db_url)  # the reopening, as the user reads it
+    assert shown.returncode == 0 and "reopened" in shown.stdout, shown.stdout
 
     # The same job kept on the first settled settings from its first step (no tuning paid).
     settled = int(done.stderr.split("settled on workers=")[1].split()[0])
