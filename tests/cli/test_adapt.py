@@ -66,7 +66,7 @@ def test_adapt_trains_once_on_the_same_samples_and_records_its_answer(db_url: st
 @pytest.mark.slow
 def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: str) -> None:
     script = str(SCRIPTS / "ddp_ordered.py")
-    args = ["--epochs", "4", "--samples", "4096", "--latency-ms", "5"]
+    args = ["--epochs", "6", "--samples", "4096", "--latency-ms", "5"]
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
     started = time.monotonic()
     plain = subprocess.run(

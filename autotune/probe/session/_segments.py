@@ -60,6 +60,7 @@ POLL_S = 0.02  # how often the run looks for the search's next order (a stat cal
 # A settled run's drift windows: longer than a segment's, since nobody waits on them and a
 # reopened search costs the run segments.
 DRIFT_WINDOW_MIN_S = 1.0
+SETTLED_POLL_S = 0.25  # how often a settled run looks for an order all the same
 
 
 def switch_settings(config: LoaderConfig, script: LoaderConfig) -> Settings:
@@ -96,6 +97,7 @@ class Adapter:
         self._switched_at: list[int] | None = None
         self._over: int | None = None  # the tree's host memory, once over the budget
         self._drift: DriftWatch | None = None  # settled: watching the data wait
+        self._sampling = True  # the session started the sampler; settled runs stop it
 
     # --- the hot path -----------------------------------------------------------------------
     def wrap(
@@ -127,6 +129,11 @@ class Adapter:
             found = drift.batch(t0, t1)
             if found is not None:
                 self._reopen(found)
+            elif t1 >= self._next_poll:
+                # Another rank's rise reopens the job's search: a settled rank still looks
+                # for an order, a stat call every SETTLED_POLL_S.
+                self._next_poll = t1 + SETTLED_POLL_S
+                self._poll()
             return
         meter, switch = self.meter, self._switch
         if meter is not None and switch is not None and not self._check_abandoned(switch):
@@ -220,6 +227,14 @@ class Adapter:
             return
         # An order while a segment is measured: the search pruned it and has moved on.
         self.k += 1
+        if not self._sampling:  # settled until now: the search reopened
+            self._drift, self.settled = None, False
+            if self._switch is not None:  # events of the settled stretch are no segment's
+                self._abandoned = len(self._switch.events)
+            if not order.settle:
+                self._sampler.rearm()
+                self._sampler.start()
+                self._sampling = True
         self._switched_at = None
         self._before = self.config
         self._follow(order.config)
@@ -228,8 +243,10 @@ class Adapter:
             # Memory is only watched while settings are on trial: the rest of the run pays
             # nothing for it.
             self._sampler.stop()
-            window = max(2 * self._settings.window_s, DRIFT_WINDOW_MIN_S)
-            self._drift = DriftWatch(window, perf_counter())
+            self._sampling = False
+            if self._switch is not None and self._switch.mid_epoch:  # else: never reopened
+                window = max(2 * self._settings.window_s, DRIFT_WINDOW_MIN_S)
+                self._drift = DriftWatch(window, perf_counter())
         else:
             self.meter = self._new_meter()
 
@@ -246,12 +263,8 @@ class Adapter:
     def _reopen(self, drift: Drift) -> None:
         """The data wait rose for good: say so, and follow the search's orders again."""
         self._drift = None
-        self.settled = False
-        if self._switch is not None:  # events of the settled stretch are not a segment's
-            self._abandoned = len(self._switch.events)
+        self.settled = False  # polls every POLL_S again, as during the first search
         write_whole(adapt_drift_path(self._dir, self.k), json.dumps(drift.to_dict()))
-        self._sampler.rearm()
-        self._sampler.start()
 
     def finish(self) -> None:
         """The script ended: the segment it ended inside reports what it has."""

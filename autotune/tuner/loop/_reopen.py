@@ -47,6 +47,9 @@ def stay_tuned(
 ) -> int:
     """Until the training ends: each time the settled run reports a rise in its data wait,
     search again from ``settled`` and settle anew. Returns how many times it reopened."""
+    loader = runner.live.loader()
+    if loader is None or not loader.get("switchable") or not loader.get("mid_epoch"):
+        return 0  # settled for the reason the first search stopped: nothing to reopen
     space = SearchSpace.for_machine(cpu_count, cuda=False, max_workers=options.max_workers)
     reopened = 0
     while reopened < MAX_REOPENS:

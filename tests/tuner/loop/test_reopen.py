@@ -27,6 +27,7 @@ class FakeLive:
         self.orders: list[tuple[int, AdaptOrder]] = []
         self.asked: list[int] = []
         self.ended = self.interrupted = False
+        self.mid_epoch = True
 
     def order(self, k: int, order: AdaptOrder) -> None:
         self.orders.append((k, order))
@@ -37,6 +38,9 @@ class FakeLive:
         return ProbeResult(
             status="ok", samples_per_s=rate, windows=[rate, rate], applied_config=LoaderConfig()
         )
+
+    def loader(self) -> dict[str, Any] | None:
+        return {"switchable": True, "mid_epoch": self.mid_epoch}
 
     def drift(self, k: int) -> dict[str, Any] | None:
         self.asked.append(k)
@@ -107,3 +111,10 @@ def test_a_run_whose_conditions_keep_changing_is_not_chased_for_ever() -> None:
     reopened, _, _ = _stay(live, SETTLED)
     assert reopened == MAX_REOPENS
     assert sum(order.settle for _, order in live.orders) == MAX_REOPENS
+
+
+def test_a_loader_that_cannot_switch_mid_epoch_is_never_reopened() -> None:
+    live = FakeLive(lambda w: 500.0, drifts=1)
+    live.mid_epoch = False  # an iterable dataset: its settings never change in a live run
+    reopened, study, _ = _stay(live, SETTLED)
+    assert reopened == 0 and live.orders == [] and live.asked == [] and not study.trials
