@@ -95,6 +95,40 @@ def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: st
     assert plain_s >= 2.5 * adapt_s, (plain_s, adapt_s, done.stderr)
 
 
+@pytest.mark.slow
+def test_a_rank_that_fails_ends_the_adapting_job_as_torchrun_would_with_its_reason(
+    db_url: str,
+) -> None:
+    script = str(SCRIPTS / "rank_fails.py")
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    plain = subprocess.run(
+        [*torchrun, "--nproc-per-node=2", script, "--fail-at", "400"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert plain.returncode != 0
+    done = _cli(
+        "run",
+        script,
+        "--adapt",
+        "--nproc-per-node",
+        "2",
+        "--storage",
+        db_url,
+        *QUICK,
+        "--",
+        "--fail-at",
+        "400",
+    )
+    assert done.returncode == plain.returncode, done.stderr
+    name = done.stderr.split("recorded in study ")[1].split()[0]
+    trials = optuna.load_study(study_name=name, storage=db_url).get_trials(deepcopy=False)
+    last = trials[-1].user_attrs
+    assert last["status"] == "crashed", last
+    assert last["reason"].startswith("rank 1: ValueError: bad sample 400 on rank 1"), last
+
+
 def _rank_digests(stdout: str) -> dict[str, str]:
     """Each rank's ``rank R digest D``: R -> D (found anywhere: the ranks share one stdout)."""
     return dict(re.findall(r"rank (\d+) digest ([0-9a-f]{64})", stdout))

@@ -266,11 +266,15 @@ class Adapter:
         self.settled = False  # polls every POLL_S again, as during the first search
         write_whole(adapt_drift_path(self._dir, self.k), json.dumps(drift.to_dict()))
 
-    def finish(self) -> None:
-        """The script ended: the segment it ended inside reports what it has."""
+    def finish(self, failed: tuple[Status, str] | None = None) -> None:
+        """The script ended: the segment it ended inside reports what it has; ``failed``:
+        the status and reason of the error that ended it."""
         if self.meter is None:
             return
         self.meter.close_partial()
+        if failed is not None:
+            self._report(*failed)
+            return
         self._report("ended_early", "the training ended before this segment's windows were done")
 
 
