@@ -109,15 +109,20 @@ def run_adapting(
                 )
             if not live.ended and not adapted.outcome.interrupted:
                 # Settled: the run watches its own data wait and says when it rose for good.
-                stay_tuned(
-                    study,
-                    adapted.runner,
-                    adapted.settled,
-                    options,
-                    cpu_count=cores,
-                    note=reporter.note,
-                    after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
-                )
+                try:
+                    stay_tuned(
+                        study,
+                        adapted.runner,
+                        adapted.settled,
+                        options,
+                        cpu_count=cores,
+                        note=reporter.note,
+                        after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
+                    )
+                except KeyboardInterrupt:
+                    # As in the first search: the search stops, the training had the Ctrl-C
+                    # too and ends (or trains on, settled) as it would without autotune.
+                    reporter.note("autotune: interrupted; the reopened search stopped")
         code = live.wait()
         found = live.loader() is not None
     if not found:

@@ -59,8 +59,16 @@ def stay_tuned(
         reopened += 1
         why = _why(drift)
         note(f"autotune: {why}; searching again from the settled settings")
-        settled = _search(study, runner, settled, options, space, why, after_trial)
+        try:
+            settled = _search(study, runner, settled, options, space, why, after_trial)
+        except KeyboardInterrupt:
+            # Ctrl-C is the training's: should it train on, it keeps the settled settings.
+            if not runner.live.ended:
+                runner.live.settle(settled)
+            raise
         if runner.live.ended or runner.live.interrupted:
+            if not runner.live.ended:
+                runner.live.settle(settled)
             break
         runner.settle(settled)
         note(f"autotune: settled again on workers={settled.num_workers}")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import optuna
+import pytest
 
 from autotune import state
 from autotune.contract import AdaptOrder, LoaderConfig, ProbeResult
@@ -28,12 +29,18 @@ class FakeLive:
         self.asked: list[int] = []
         self.ended = self.interrupted = False
         self.mid_epoch = True
+        self.interrupt_at = 10**6
 
     def order(self, k: int, order: AdaptOrder) -> None:
         self.orders.append((k, order))
 
+    def settle(self, config: LoaderConfig) -> None:
+        self.orders.append((-1, AdaptOrder(config, settle=True)))
+
     def segment(self, k: int, timeout_s: float, on_window: Any = None) -> ProbeResult:
         workers = self.orders[-1][1].config.num_workers or 0
+        if workers >= self.interrupt_at:
+            raise KeyboardInterrupt  # what LiveRun.segment raises once Ctrl-C outlasts its grace
         rate = self.rate(workers)
         return ProbeResult(
             status="ok", samples_per_s=rate, windows=[rate, rate], applied_config=LoaderConfig()
@@ -118,3 +125,11 @@ def test_a_loader_that_cannot_switch_mid_epoch_is_never_reopened() -> None:
     live.mid_epoch = False  # an iterable dataset: its settings never change in a live run
     reopened, study, _ = _stay(live, SETTLED)
     assert reopened == 0 and live.orders == [] and live.asked == [] and not study.trials
+
+
+def test_ctrl_c_in_a_reopened_search_leaves_the_run_on_the_settled_settings() -> None:
+    live = FakeLive(lambda w: 100.0 * w, drifts=1)
+    live.interrupt_at = 8  # Ctrl-C while 8 workers are measured
+    with pytest.raises(KeyboardInterrupt):
+        _stay(live, SETTLED)
+    assert live.orders[-1] == (-1, AdaptOrder(SETTLED, settle=True))
