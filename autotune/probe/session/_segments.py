@@ -16,6 +16,10 @@ cost. A config that crashes a worker or hangs is abandoned by the switchable, wh
 with the last proven settings; one whose process tree passes the host-memory budget is
 switched back to the settings before it. Either way the segment is reported failed, with
 the reason, and no batch is lost or repeated.
+
+Once settled the run watches its own data wait (``_drift.py``); on a sustained rise it writes
+``drift-k.json`` and follows orders again (a reopened search). Under torchrun each rank is
+such a run, reporting in its own folder and reading the job's orders.
 """
 
 from __future__ import annotations
