@@ -365,6 +365,18 @@ def adapt_progress_path(directory: str | Path, k: int) -> Path:
     return Path(directory) / f"progress-{k}.jsonl"
 
 
+def adapt_rank_dir(directory: str | Path, rank: int, world: int) -> Path:
+    """Where rank ``rank`` of a ``world``-rank live run writes its files (the orders are the
+    job's, in ``directory``): the folder itself for a single process."""
+    return Path(directory) / f"rank-{rank}" if world > 1 else Path(directory)
+
+
+def adapt_drift_path(directory: str | Path, k: int) -> Path:
+    """Written by a run settled by order k whose data wait rose for good: it polls for order
+    k + 1 again (a reopened search)."""
+    return Path(directory) / f"drift-{k}.json"
+
+
 def adapt_loader_path(directory: str | Path) -> Path:
     """Written once the training loader is found: ``{"mid_epoch": bool}``."""
     return Path(directory) / "loader.json"

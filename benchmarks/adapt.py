@@ -21,6 +21,10 @@ model-bound run that settles inside (N interleaved pairs; what any run pays once
 microseconds per batch of the switchable loader against the plain one (in this process).
 --steady-repeats N: N interleaved pairs of the model-bound example, as written and with
 --adapt, compared epoch by epoch once the search has settled (whole runs swing too much).
+--ranks-repeats N: N interleaved pairs of a fixed-length 2-rank DDP job on gloo
+(tests/scripts/ddp_ordered.py, latency-bound, its own tiny data) under torchrun as written and
+under `autotune run --adapt --nproc-per-node 2` (tuning included), with each rank's order
+digest, which must be the same.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import itertools
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -200,6 +205,36 @@ def steady_cost(repeats: int, db: str) -> dict[str, Any]:
     }
 
 
+DDP_SCRIPT = ROOT / "tests" / "scripts" / "ddp_ordered.py"
+DDP_ARGS = ["--epochs", "6", "--samples", "4096", "--latency-ms", "5"]
+
+
+def rank_digests(stdout: str) -> dict[str, str]:
+    return dict(re.findall(r"rank (\d+) digest ([0-9a-f]{64})", stdout))
+
+
+def ranks(repeats: int, db: str) -> dict[str, Any]:
+    """A 2-rank DDP job: torchrun as written against --adapt, in interleaved pairs."""
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    pairs = []
+    for _ in range(repeats):
+        plain_s, plain_out, _ = timed([*torchrun, "--nproc-per-node=2", str(DDP_SCRIPT), *DDP_ARGS])
+        adapt = [*CLI, "run", str(DDP_SCRIPT), "--adapt", "--nproc-per-node", "2"]
+        adapt_s, adapt_out, _ = timed([*adapt, "--storage", db, "--", *DDP_ARGS])
+        same = (
+            rank_digests(plain_out) == rank_digests(adapt_out) and len(rank_digests(plain_out)) == 2
+        )
+        pairs.append({"torchrun_s": plain_s, "adapt_s": adapt_s, "same_order": same})
+        print(json.dumps(pairs[-1]), flush=True)
+    return {
+        "torchrun_s": statistics.median(p["torchrun_s"] for p in pairs),
+        "adapt_s": statistics.median(p["adapt_s"] for p in pairs),
+        "speedup": statistics.median(p["torchrun_s"] / p["adapt_s"] for p in pairs),
+        "same_order": all(p["same_order"] for p in pairs),
+        "pairs": pairs,
+    }
+
+
 def per_batch_cost(batches: int = 3000, repeats: int = 5) -> dict[str, Any]:
     """Microseconds a batch costs through the switchable loader against the plain one (0
     workers, a trivial dataset: the loader's own cost is all there is)."""
@@ -238,6 +273,7 @@ def main() -> None:
     parser.add_argument("--cost-repeats", type=int, default=0)
     parser.add_argument("--overhead-repeats", type=int, default=0)
     parser.add_argument("--steady-repeats", type=int, default=0)
+    parser.add_argument("--ranks-repeats", type=int, default=0)
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n]
     rows: list[dict[str, Any]] = []
@@ -262,6 +298,11 @@ def main() -> None:
         steady = (
             steady_cost(args.steady_repeats, f"sqlite:///{Path(tmp) / 'steady.db'}")
             if args.steady_repeats
+            else None
+        )
+        multi_rank = (
+            ranks(args.ranks_repeats, f"sqlite:///{Path(tmp) / 'ranks.db'}")
+            if args.ranks_repeats
             else None
         )
     summary = []
@@ -297,6 +338,7 @@ def main() -> None:
         "model_bound_cost": model_cost,
         "fixed_cost": fixed,
         "steady_cost": steady,
+        "two_ranks": multi_rank,
         "per_batch": per_batch_cost() if args.overhead_repeats else None,
         "runs": rows,
     }

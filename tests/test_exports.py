@@ -49,6 +49,7 @@ EXPORTS = {
         "recommended_trial",
         "save_options",
         "seed_workers",
+        "stay_tuned",
         "summarize",
         "trial_config",
         "trial_result",

@@ -35,18 +35,15 @@ def run_adapting(
     window_s: float,
 ) -> int:
     """Train ``script`` once while the search tunes its loader; returns the run's exit code."""
-    if nproc_per_node is not None and nproc_per_node > 1:
-        fail(
-            "--adapt tunes a single process: ranks would have to switch at the same step. "
-            "Tune a multi-rank job with `autotune probe --nproc-per-node N`, then "
-            "`autotune run --study NAME --nproc-per-node N`"
-        )
-    target = Target(str(script), tuple(args))
+    # Several ranks: torchrun's, each rank's training loader switchable; the job is one run
+    # whose segments are the job's (``LiveRun``), each rank keeping its own shard and order.
+    ranks = max(1, nproc_per_node or 1)
+    target = Target(str(script), tuple(args), nproc_per_node=ranks)
     settings = ProbeSettings(
         warmup_s=warmup_s,
         window_s=window_s,
         min_windows=2,  # a segment ends once two windows agree, as a probe does
-        max_host_mem_bytes=host_budget(max_host_mem),
+        max_host_mem_bytes=host_budget(max_host_mem) // ranks,  # each rank watches its tree
     )
     # The training starts first: Optuna, the store and the study are imported and opened
     # while it imports and warms up, not before it. Should they fail, the run is stopped
@@ -61,6 +58,7 @@ def run_adapting(
             TunerOptions,
             adapt,
             open_study_for_rerun,
+            stay_tuned,
             summarize,
         )
 
@@ -87,6 +85,7 @@ def run_adapting(
             soft_wrap=True,
             highlight=False,
         )
+        cores = max(1, (os.cpu_count() or 1) // ranks)  # a rank's share, as in probes
         options = TunerOptions(trials=segments, max_workers=max_workers, settings=settings)
         with ProgressReporter(segments) as reporter, _search_failure_spares(live):
             adapted = adapt(
@@ -94,7 +93,7 @@ def run_adapting(
                 target,
                 live,
                 options,
-                cpu_count=os.cpu_count() or 1,
+                cpu_count=cores,
                 reporter=reporter,
                 after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
                 seed=seed[1] if seed else None,
@@ -108,6 +107,22 @@ def run_adapting(
                     f"autotune: {adapted.outcome.stop_reason}; settled on "
                     f"{describe_config(adapted.settled)} for the rest of the run"
                 )
+            if not live.ended and not adapted.outcome.interrupted:
+                # Settled: the run watches its own data wait and says when it rose for good.
+                try:
+                    stay_tuned(
+                        study,
+                        adapted.runner,
+                        adapted.settled,
+                        options,
+                        cpu_count=cores,
+                        note=reporter.note,
+                        after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
+                    )
+                except KeyboardInterrupt:
+                    # As in the first search: the search stops, the training had the Ctrl-C
+                    # too and ends (or trains on, settled) as it would without autotune.
+                    reporter.note("autotune: interrupted; the reopened search stopped")
         code = live.wait()
         found = live.loader() is not None
     if not found:

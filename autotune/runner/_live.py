@@ -25,15 +25,18 @@ from typing import IO, Any, Literal
 
 from autotune.contract import (
     CONFIG_ENV,
+    FAILED_STATUSES,
     RUNNER_PID_ENV,
     AdaptOrder,
     LoaderConfig,
     ProbeResult,
     ProbeSettings,
     TrialConfig,
+    adapt_drift_path,
     adapt_loader_path,
     adapt_order_path,
     adapt_progress_path,
+    adapt_rank_dir,
     adapt_segment_path,
     write_whole,
 )
@@ -43,6 +46,7 @@ from autotune.runner._group import TERM_GRACE_S, probe_command, probe_env
 from autotune.runner._interrupts import Interrupts, exit_status
 from autotune.runner._lifecycle import ProcessTree
 from autotune.runner._process import Progress
+from autotune.runner._ranks import merge_rank_results
 
 # After Ctrl-C, how long the training may take to end (and report the segment it ended
 # inside) before the search stops without it: a script may catch KeyboardInterrupt and go on.
@@ -53,9 +57,10 @@ _OWN_SETTINGS = AdaptOrder(LoaderConfig(), settle=True).to_json()
 
 
 def live_command(python: str, target: Target, mode: Literal["adapt", "run"]) -> list[str]:
-    """The training under the probe; several ranks are started by torchrun (mode "run")."""
+    """The training under the probe; several ranks are started by torchrun, as the user
+    would start them: a rank that fails ends the job as it would without autotune."""
     cmd = probe_command(python, target)
-    if mode == "run" and target.nproc_per_node > 1:
+    if target.nproc_per_node > 1:
         launcher = [python, "-m", "torch.distributed.run", "--standalone"]
         return [*launcher, f"--nproc-per-node={target.nproc_per_node}", *cmd[1:]]
     return cmd
@@ -82,6 +87,7 @@ class LiveRun:
         stdout: IO[str] | None = None,
     ) -> None:
         self.target = target
+        self.world = max(1, target.nproc_per_node)
         self.poll_s = poll_s
         self.dir = Path(tempfile.mkdtemp(prefix=f"autotune-{mode}-"))
         config = TrialConfig(
@@ -162,10 +168,29 @@ class LiveRun:
     def loader(self) -> dict[str, Any] | None:
         """What the run said of its training loader, once it found it."""
         try:
-            found: dict[str, Any] = json.loads(adapt_loader_path(self.dir).read_text("utf-8"))
+            found: dict[str, Any] = json.loads(adapt_loader_path(self._rank(0)).read_text("utf-8"))
         except FileNotFoundError:
             return None
         return found
+
+    def _rank(self, rank: int) -> Path:
+        return adapt_rank_dir(self.dir, rank, self.world)
+
+    def _read(self, k: int) -> ProbeResult | None:
+        """Segment ``k``'s result once every rank reported it: the job's. Its rate is the
+        slowest rank's times the ranks (in lock-step, the slowest sets the job's pace); each
+        rank's own figures are kept in ``ranks``."""
+        paths = [adapt_segment_path(self._rank(r), k) for r in range(self.world)]
+        if not all(path.exists() for path in paths):
+            return None
+        results = [ProbeResult.read(path) for path in paths]
+        if self.world == 1:
+            return results[0]
+        job = merge_rank_results(results)
+        rates = [res.samples_per_s for res in results]
+        if job.status not in FAILED_STATUSES and all(rate is not None for rate in rates):
+            job.samples_per_s = self.world * min(r for r in rates if r is not None)
+        return job
 
     def order(self, k: int, order: AdaptOrder) -> None:
         # Should autotune die while this order is half written, the run's own settings land
@@ -191,25 +216,33 @@ class LiveRun:
         """Segment ``k``'s result once the run reports it; "pruned" when ``on_window`` says
         so or it takes longer than ``timeout_s``, "ended_early" when the run ends first.
         Raises KeyboardInterrupt when the run goes on ``INTERRUPT_GRACE_S`` after Ctrl-C."""
-        path = adapt_segment_path(self.dir, k)
-        progress = Progress(adapt_progress_path(self.dir, k))
+        # Rank 0's windows stand for the job's (the ranks go in lock-step): times the ranks.
+        progress = Progress(adapt_progress_path(self._rank(0), k))
         deadline = time.monotonic() + timeout_s
+        world = self.world
+
+        def windows() -> list[float]:
+            return [w * world for w in progress.windows]
+
         while True:
-            if path.exists():
-                res = ProbeResult.read(path)
+            res = self._read(k)
+            if res is not None:
                 self._finishing = self._finishing or res.status == "ended_early"
                 for index, value in progress.poll():  # every window reaches the search
                     if on_window is not None:
-                        on_window(index, value)
+                        on_window(index, value * world)
                 return res
             for index, value in progress.poll():
-                if on_window is not None and on_window(index, value):
-                    return cut_short(progress.windows, "pruned", clearly_slower(progress.windows))
-            if self.proc.poll() is not None:
-                if path.exists():  # written in the moment before the run ended
+                if on_window is not None and on_window(index, value * world):
+                    return cut_short(windows(), "pruned", clearly_slower(windows()))
+            code = self.proc.poll()
+            if code is not None:
+                if self._read(k) is not None:  # written in the moment before the run ended
                     continue
                 why = "the training ended before this segment was measured"
-                return cut_short(progress.windows, "ended_early", why)
+                if code != 0:
+                    why = f"the training failed (exit status {exit_status(code)}) in this segment"
+                return cut_short(windows(), "ended_early", why)
             at = self.interrupts.at
             if at is not None and time.monotonic() - at > INTERRUPT_GRACE_S:
                 raise KeyboardInterrupt  # the training goes on after Ctrl-C: the search stops
@@ -218,8 +251,24 @@ class LiveRun:
                     f"not measured within {timeout_s:.0f}s: the run did not iterate its "
                     "training loader (evaluation, checkpoints?), or could not switch yet"
                 )
-                return cut_short(progress.windows, "pruned", why)
+                return cut_short(windows(), "pruned", why)
             time.sleep(self.poll_s)
+
+    def drift(self, k: int) -> dict[str, Any] | None:
+        """Once the run settled by order ``k`` says its data wait rose for good, what it
+        measured; None once the training ends first (or Ctrl-C reached it)."""
+        paths = [adapt_drift_path(self._rank(r), k) for r in range(self.world)]
+        while True:
+            for rank, path in enumerate(paths):  # any rank's rise: the job waits for it
+                try:
+                    found: dict[str, Any] = json.loads(path.read_text("utf-8"))
+                except (FileNotFoundError, json.JSONDecodeError):
+                    continue
+                return {**found, "rank": rank}
+            if self.ended or self.interrupted:
+                return None
+            # Nothing waits on this but the run's end: a slower poll than a segment's.
+            time.sleep(max(self.poll_s, 0.2))
 
     def wait(self) -> int:
         """The training's exit status, as a shell reports it (128 + N for signal N)."""

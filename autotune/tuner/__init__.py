@@ -26,6 +26,7 @@ from autotune.tuner.loop import (
     open_study,
     open_study_for_rerun,
     save_options,
+    stay_tuned,
     work,
 )
 from autotune.tuner.policy import SearchSpace, Seed, seed_workers
@@ -55,6 +56,7 @@ __all__ = [
     "recommended_trial",
     "save_options",
     "seed_workers",
+    "stay_tuned",
     "summarize",
     "trial_config",
     "trial_result",

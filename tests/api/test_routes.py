@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import optuna
 from fastapi.testclient import TestClient
 
+from autotune import state
+from autotune.contract import LoaderConfig, ProbeResult
 from autotune.store import head_revision
+from autotune.store._sync import sync_study_strict
+from autotune.tuner import summarize
 from tests.api.conftest import HOST, OTHER_HW, SCRIPT
+from tests.store.factory import close_storages, hardware, storage_for
 
 V1 = "/api/v1"
 
@@ -152,3 +158,46 @@ def test_openapi_is_the_contract(client: TestClient) -> None:
     } <= paths
     err = doc["paths"][f"{V1}/studies"]["get"]["responses"]["422"]
     assert err["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
+
+
+def test_a_live_run_s_segments_are_listed_in_order_with_the_reopenings_marked(
+    client: TestClient, db: str
+) -> None:
+    study = optuna.create_study(storage=storage_for(db), study_name="live", direction="maximize")
+    state.identify(study, state.Identity(script=SCRIPT, hardware=hardware()))
+    why = "reopened: the data wait rose from 1.2 to 11.4 ms a batch for 3 windows in a row"
+    ranks = [{"rank": 0, "samples_per_s": 150.0}, {"rank": 1, "samples_per_s": 160.0}]
+    rows = [("baseline", 0, 100.0, ""), ("adapt", 4, 400.0, ""), ("reopened", 4, 300.0, why)]
+    for role, workers, rate, reason in rows:
+        result = ProbeResult(status="ok", samples_per_s=rate, windows=[rate], ranks=ranks)
+        record = state.TrialRecord.of_result(result, role)
+        record = state.TrialRecord(
+            role=role,
+            status="ok",
+            reason=reason,
+            config=LoaderConfig(num_workers=workers),
+            result=record.result,
+        )
+        dist = {"num_workers": optuna.distributions.IntDistribution(0, 32)}
+        study.add_trial(
+            state.new_trial(
+                record,
+                optuna.trial.TrialState.COMPLETE,
+                rate,
+                {"num_workers": workers},
+                dist,
+                {0: rate},
+            )
+        )
+    sync_study_strict(db, study, summarize(study, db))
+    close_storages()
+    items = client.get(f"{V1}/studies/live/trials").json()["items"]
+    assert [(i["number"], i["role"]) for i in items] == [
+        (0, "baseline"),
+        (1, "adapt"),
+        (2, "reopened"),
+    ]
+    assert items[2]["reason"] == why
+    assert items[0]["started_at"] <= items[2]["started_at"]  # over time, in order
+    detail = client.get(f"{V1}/studies/live/trials/2").json()
+    assert [r["rank"] for r in detail["ranks"]] == [0, 1]  # each rank's figures, per segment

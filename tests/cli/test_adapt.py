@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 import uuid
+from pathlib import Path
 
 import optuna
 import pytest
@@ -60,12 +63,75 @@ def test_adapt_trains_once_on_the_same_samples_and_records_its_answer(db_url: st
     assert shown.returncode == 0 and "adapt" in shown.stdout, shown.stdout
 
 
-def test_adapt_refuses_a_multi_rank_job_in_words() -> None:
-    done = _cli("run", SCRIPT, "--adapt", "--nproc-per-node", "2", "--", *ARGS)
-    assert done.returncode == 2
+@pytest.mark.slow
+def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: str) -> None:
+    script = str(SCRIPTS / "ddp_ordered.py")
+    args = ["--epochs", "6", "--samples", "4096", "--latency-ms", "5"]
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    started = time.monotonic()
+    plain = subprocess.run(
+        [*torchrun, "--nproc-per-node=2", script, *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    plain_s = time.monotonic() - started
+    assert plain.returncode == 0, plain.stderr
+    quick = ["--segments", "5", "--max-workers", "12", "--warmup", "0.3", "--window", "0.5"]
+    started = time.monotonic()
+    done = _cli(
+        "run", script, "--adapt", "--nproc-per-node", "2", "--storage", db_url, *quick, "--", *args
+    )
+    adapt_s = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    assert "--adapt tunes a single process" in done.stderr
-    assert "autotune probe --nproc-per-node" in done.stderr
+    assert _rank_digests(done.stdout) == _rank_digests(plain.stdout), (done.stdout, plain.stdout)
+    assert len(_rank_digests(plain.stdout)) == 2
+    name = done.stderr.split("recorded in study ")[1].split()[0]
+    trials = optuna.load_study(study_name=name, storage=db_url).get_trials(deepcopy=False)
+    ranks = trials[1].user_attrs["result"]["ranks"]  # each rank's own figures, per segment
+    assert [r["rank"] for r in ranks] == [0, 1], ranks
+    assert all(r["samples_per_s"] for r in ranks), ranks
+    assert plain_s >= 2.5 * adapt_s, (plain_s, adapt_s, done.stderr)
+
+
+@pytest.mark.slow
+def test_a_rank_that_fails_ends_the_adapting_job_as_torchrun_would_with_its_reason(
+    db_url: str,
+) -> None:
+    script = str(SCRIPTS / "rank_fails.py")
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    plain = subprocess.run(
+        [*torchrun, "--nproc-per-node=2", script, "--fail-at", "400"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert plain.returncode != 0
+    done = _cli(
+        "run",
+        script,
+        "--adapt",
+        "--nproc-per-node",
+        "2",
+        "--storage",
+        db_url,
+        *QUICK,
+        "--",
+        "--fail-at",
+        "400",
+    )
+    assert done.returncode == plain.returncode, done.stderr
+    name = done.stderr.split("recorded in study ")[1].split()[0]
+    trials = optuna.load_study(study_name=name, storage=db_url).get_trials(deepcopy=False)
+    last = trials[-1].user_attrs
+    assert last["status"] == "crashed", last
+    assert last["reason"].startswith("rank 1: ValueError: bad sample 400 on rank 1"), last
+
+
+def _rank_digests(stdout: str) -> dict[str, str]:
+    """Each rank's ``rank R digest D``: R -> D (found anywhere: the ranks share one stdout)."""
+    return dict(re.findall(r"rank (\d+) digest ([0-9a-f]{64})", stdout))
 
 
 def test_run_asks_for_a_study_or_adapt() -> None:
@@ -91,3 +157,51 @@ def test_a_run_without_a_dataloader_is_told_so_and_keeps_its_exit_code(db_url: s
     assert "Traceback" not in done.stderr
     assert "never iterated a torch DataLoader" in done.stderr, done.stderr
     assert "apply without tuning" not in done.stderr
+
+
+@pytest.mark.slow
+def test_a_run_whose_loading_turns_5x_slower_searches_again_and_ends_sooner(
+    db_url: str, tmp_path: Path
+) -> None:
+    # The script itself makes every sample 5x slower to load halfway through its batches
+    # (it creates the flag file its dataset reads, and prints when): no sleep of the test's
+    # decides when, and the run's own study says when the search reopened.
+    half = 2560
+    args = ["--epochs", "80", "--samples", "512", "--latency-ms", "2", "--step-ms", "5"]
+    args += ["--slower-after", str(half), "--slower-by", "5"]
+    quick = ["--segments", "4", "--max-workers", "16", "--warmup", "0.2", "--window", "0.3"]
+    flag = tmp_path / "slower"
+    started = time.monotonic()
+    done = _cli(
+        "run", SCRIPT, "--adapt", "--storage", db_url, *quick, "--", *args, "--slow-flag", str(flag)
+    )
+    adapt_s = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    slower_at = float(done.stdout.split("slower at ")[1].split()[0])
+    name = done.stderr.split("recorded in study ")[1].split()[0]
+    trials = optuna.load_study(study_name=name, storage=db_url).get_trials(deepcopy=False)
+    reopened = [t for t in trials if t.user_attrs.get("role") == "reopened"]
+    assert reopened, done.stderr
+    assert all(t.user_attrs["reason"].startswith("reopened: the data wait rose") for t in reopened)
+    first = reopened[0].datetime_start
+    assert first is not None
+    assert first.timestamp() - slower_at < 30, (first, slower_at)
+    assert "searching again from the settled settings" in done.stderr
+    shown = _cli("show", name, "--storage", db_url)  # the reopening, as the user reads it
+    assert shown.returncode == 0 and "reopened" in shown.stdout, shown.stdout
+
+    # The same job kept on the first settled settings from its first step (no tuning paid).
+    settled = int(done.stderr.split("settled on workers=")[1].split()[0])
+    flag.unlink()
+    started = time.monotonic()
+    kept = subprocess.run(
+        [sys.executable, SCRIPT, *args, "--slow-flag", str(flag), "--num-workers", str(settled)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    kept_s = time.monotonic() - started
+    assert kept.returncode == 0, kept.stderr
+    assert _digest(kept.stdout) == _digest(done.stdout)  # the same samples, in the same order
+    assert kept_s >= 1.5 * adapt_s, (kept_s, adapt_s, done.stderr)

@@ -5,14 +5,18 @@ storage), so more workers help.
 usage: ordered.py [--epochs N] [--samples N] [--latency-ms MS] [--batch-size B]
                   [--num-workers W] [--iterable] [--step-ms MS]
                   [--crash-at-workers N] [--hang-at-workers N] [--hog-at-workers N]
+                  [--slower-after N --slower-by X --slow-flag PATH]
 
 --crash-at-workers N: a worker raises when its loader has N workers or more;
 --hang-at-workers N: a worker blocks forever then; --hog-at-workers N: each worker holds
-400 MiB then; --step-ms: each step sleeps (model-bound).
+400 MiB then; --step-ms: each step sleeps (model-bound). --slower-after N: after N batches
+trained the main process creates --slow-flag PATH and prints "slower at T" (time.time()); from
+then every sample's latency is --slower-by X times longer, in whichever process loads it.
 """
 
 import argparse
 import hashlib
+import os
 import threading
 import time
 
@@ -20,6 +24,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset, IterableDataset, get_worker_info
 
 BREAK = {"crash": 0, "hang": 0, "hog": 0}
+SLOWER = {"flag": "", "by": 1.0}
 HELD: list[bytes] = []
 
 
@@ -44,7 +49,8 @@ class Remote(Dataset):
 
     def __getitem__(self, i: int) -> torch.Tensor:
         _check_worker()
-        time.sleep(self.latency_s)
+        slower = SLOWER["flag"] and os.path.exists(SLOWER["flag"])
+        time.sleep(self.latency_s * (float(SLOWER["by"]) if slower else 1.0))
         return torch.tensor([i, 0], dtype=torch.int64)
 
 
@@ -72,7 +78,11 @@ def main() -> None:
     parser.add_argument("--crash-at-workers", type=int, default=0)
     parser.add_argument("--hang-at-workers", type=int, default=0)
     parser.add_argument("--hog-at-workers", type=int, default=0)
+    parser.add_argument("--slower-after", type=int, default=0)
+    parser.add_argument("--slower-by", type=float, default=1.0)
+    parser.add_argument("--slow-flag", default="")
     args = parser.parse_args()
+    SLOWER.update(flag=args.slow_flag, by=args.slower_by)
     BREAK.update(crash=args.crash_at_workers, hang=args.hang_at_workers, hog=args.hog_at_workers)
     torch.manual_seed(1234)
     latency = args.latency_ms / 1000
@@ -96,6 +106,10 @@ def main() -> None:
             if args.step_ms:
                 time.sleep(args.step_ms / 1000)
             batches += 1
+            if args.slower_after and batches == args.slower_after:
+                with open(args.slow_flag, "w"):
+                    pass
+                print(f"slower at {time.time()}", flush=True)
     print(f"digest {digest.hexdigest()} batches {batches}", flush=True)
 
 

@@ -77,6 +77,8 @@ class TreeSampler:
         self.peak_host_mem = 0
 
     def start(self) -> None:
+        """Start sampling; again after ``stop`` too (a live run whose search reopened)."""
+        self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="autotune-sampler", daemon=True)
         self._thread.start()
 

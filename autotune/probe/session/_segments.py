@@ -16,11 +16,16 @@ cost. A config that crashes a worker or hangs is abandoned by the switchable, wh
 with the last proven settings; one whose process tree passes the host-memory budget is
 switched back to the settings before it. Either way the segment is reported failed, with
 the reason, and no batch is lost or repeated.
+
+Once settled the run watches its own data wait (``_drift.py``); on a sustained rise it writes
+``drift-k.json`` and follows orders again (a reopened search). Under torchrun each rank is
+such a run, reporting in its own folder and reading the job's orders.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from time import perf_counter
@@ -32,9 +37,11 @@ from autotune.contract import (
     ProbeResult,
     Status,
     TrialConfig,
+    adapt_drift_path,
     adapt_loader_path,
     adapt_order_path,
     adapt_progress_path,
+    adapt_rank_dir,
     adapt_segment_path,
     write_whole,
 )
@@ -46,6 +53,7 @@ from autotune.probe.loader import (
     normalized,
 )
 from autotune.probe.measure import Meter, count_samples
+from autotune.probe.session._drift import Drift, DriftWatch
 from autotune.probe.session._progress import progress_writer
 
 if TYPE_CHECKING:
@@ -53,6 +61,10 @@ if TYPE_CHECKING:
     from autotune.probe.machine import TreeSampler
 
 POLL_S = 0.02  # how often the run looks for the search's next order (a stat call)
+# A settled run's drift windows: longer than a segment's, since nobody waits on them and a
+# reopened search costs the run segments.
+DRIFT_WINDOW_MIN_S = 1.0
+SETTLED_POLL_S = 0.25  # how often a settled run looks for an order all the same
 
 
 def switch_settings(config: LoaderConfig, script: LoaderConfig) -> Settings:
@@ -65,7 +77,12 @@ class Adapter:
     """The run's side of the exchange: meters segments, reports them, obeys orders."""
 
     def __init__(self, config: TrialConfig, patch: LoaderPatch, sampler: TreeSampler) -> None:
-        self._dir = Path(config.exchange_dir)
+        # Under torchrun every rank follows the job's orders and reports in its own folder;
+        # each keeps its own sampler shard and order, as without autotune.
+        self._orders = Path(config.exchange_dir)
+        world = int(os.environ.get("WORLD_SIZE", "1") or 1)
+        self._dir = adapt_rank_dir(self._orders, int(os.environ.get("RANK", "0") or 0), world)
+        self._dir.mkdir(exist_ok=True)
         self._settings = config.settings
         self._budget = config.settings.max_host_mem_bytes
         self._patch = patch
@@ -83,6 +100,8 @@ class Adapter:
         # (epoch, batch) where the segment's settings took over; None: from the run's start.
         self._switched_at: list[int] | None = None
         self._over: int | None = None  # the tree's host memory, once over the budget
+        self._drift: DriftWatch | None = None  # settled: watching the data wait
+        self._sampling = True  # the session started the sampler; settled runs stop it
 
     # --- the hot path -----------------------------------------------------------------------
     def wrap(
@@ -109,6 +128,17 @@ class Adapter:
         write_whole(adapt_loader_path(self._dir), json.dumps(found))
 
     def batch(self, t0: float, t1: float, n: int, t_iter: float | None) -> None:
+        drift = self._drift
+        if drift is not None:  # settled: the only work a batch does until the wait rises
+            found = drift.batch(t0, t1)
+            if found is not None:
+                self._reopen(found)
+            elif t1 >= self._next_poll:
+                # Another rank's rise reopens the job's search: a settled rank still looks
+                # for an order, a stat call every SETTLED_POLL_S.
+                self._next_poll = t1 + SETTLED_POLL_S
+                self._poll()
+            return
         meter, switch = self.meter, self._switch
         if meter is not None and switch is not None and not self._check_abandoned(switch):
             self._check_begun(meter, switch)
@@ -194,13 +224,21 @@ class Adapter:
         self._follow(self._before)
 
     def _poll(self) -> None:
-        path = adapt_order_path(self._dir, self.k + 1)
+        path = adapt_order_path(self._orders, self.k + 1)
         try:
             order = AdaptOrder.from_json(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return
         # An order while a segment is measured: the search pruned it and has moved on.
         self.k += 1
+        if not self._sampling:  # settled until now: the search reopened
+            self._drift, self.settled = None, False
+            if self._switch is not None:  # events of the settled stretch are no segment's
+                self._abandoned = len(self._switch.events)
+            if not order.settle:
+                self._sampler.rearm()
+                self._sampler.start()
+                self._sampling = True
         self._switched_at = None
         self._before = self.config
         self._follow(order.config)
@@ -209,6 +247,10 @@ class Adapter:
             # Memory is only watched while settings are on trial: the rest of the run pays
             # nothing for it.
             self._sampler.stop()
+            self._sampling = False
+            if self._switch is not None and self._switch.mid_epoch:  # else: never reopened
+                window = max(2 * self._settings.window_s, DRIFT_WINDOW_MIN_S)
+                self._drift = DriftWatch(window, perf_counter())
         else:
             self.meter = self._new_meter()
 
@@ -222,11 +264,21 @@ class Adapter:
             if self._switch.serving == wanted:
                 self._awaiting = None  # nothing changes: measured from the next batch
 
-    def finish(self) -> None:
-        """The script ended: the segment it ended inside reports what it has."""
+    def _reopen(self, drift: Drift) -> None:
+        """The data wait rose for good: say so, and follow the search's orders again."""
+        self._drift = None
+        self.settled = False  # polls every POLL_S again, as during the first search
+        write_whole(adapt_drift_path(self._dir, self.k), json.dumps(drift.to_dict()))
+
+    def finish(self, failed: tuple[Status, str] | None = None) -> None:
+        """The script ended: the segment it ended inside reports what it has; ``failed``:
+        the status and reason of the error that ended it."""
         if self.meter is None:
             return
         self.meter.close_partial()
+        if failed is not None:
+            self._report(*failed)
+            return
         self._report("ended_early", "the training ended before this segment's windows were done")
 
 

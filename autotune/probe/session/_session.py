@@ -307,7 +307,9 @@ class ProbeSession:
             self.sampler.stop()
             self.gpu.stop()
         if self.adapter is not None:
-            self.adapter.finish()
+            # A training that failed (a rank's error, say) fails the segment it ended inside.
+            failed = exit_code != 0 and status not in ("ok", "interrupted")
+            self.adapter.finish((status, reason) if failed else None)
         if lead is None:
             return exit_code
         if ended_itself and lead.own_batches:  # a replay never ends an epoch

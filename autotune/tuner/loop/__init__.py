@@ -12,6 +12,7 @@ from autotune.tuner.loop._open import (
     open_study_for_rerun,
 )
 from autotune.tuner.loop._options import Outcome, TunerOptions
+from autotune.tuner.loop._reopen import stay_tuned
 from autotune.tuner.loop._report import NullReporter, Reporter
 from autotune.tuner.loop._tuner import Tuner
 from autotune.tuner.loop._worker import load_options, save_options, work
@@ -33,5 +34,6 @@ __all__ = [
     "open_study",
     "open_study_for_rerun",
     "save_options",
+    "stay_tuned",
     "work",
 ]

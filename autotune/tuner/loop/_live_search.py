@@ -41,6 +41,7 @@ class Adapted:
     outcome: Outcome
     settled: LoaderConfig  # what the run keeps to its end
     segments: int  # settings measured, the script's own included
+    runner: LiveRunner  # the run's segments so far: a reopened search goes on from them
 
 
 def in_run(options: TunerOptions) -> TunerOptions:
@@ -80,7 +81,7 @@ def adapt(
     if not live.ended and not outcome.interrupted:
         runner.settle(settled)
     measured = [t for t in study.get_trials(deepcopy=False) if t.state.is_finished()]
-    return Adapted(outcome, settled, len(measured))
+    return Adapted(outcome, settled, len(measured), runner)
 
 
 class _Watch:

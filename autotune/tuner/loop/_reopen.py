@@ -1,0 +1,154 @@
+"""Staying tuned: a settled live run whose data wait rose for good searches again, briefly.
+
+The run watches its own wait (``probe/session/_drift.py``) and, on a sustained rise, says so;
+the search then measures the settled config under the new conditions, and climbs the worker
+count from it (doubling, within the machine's bound) while each step gains beyond noise, at
+most ``REOPEN_SEGMENTS`` segments; then the run settles again on the best of them. A rise in
+the wait is what more workers answer (slower storage, a slower transform); what fewer could
+answer costs nothing to leave alone.
+
+Not Optuna's sampler: the study's earlier segments were measured under the old conditions, so
+its model of the space is stale, and a reopened search must be short. The segments are
+recorded in the same study with the role "reopened" and the run's own figures as the reason;
+they are slower than the first search's best, so they never become the study's answer (which
+stands for the run's conditions as they started).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState
+
+from autotune import state
+from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
+from autotune.runner import LiveRunner
+from autotune.tuner.loop._options import TunerOptions
+from autotune.tuner.policy import SearchSpace
+
+ROLE = "reopened"
+REOPEN_SEGMENTS = 4  # a reopened search's length, the settled config's re-measure included
+MAX_REOPENS = 3  # a run whose conditions keep changing is not chased for ever
+GAIN = 0.05  # beyond noise: what a bigger worker count must add to be kept
+
+
+def stay_tuned(
+    study: optuna.Study,
+    runner: LiveRunner,
+    settled: LoaderConfig,
+    options: TunerOptions,
+    *,
+    cpu_count: int,
+    note: Callable[[str], None],
+    after_trial: Callable[[optuna.Study], None],
+) -> int:
+    """Until the training ends: each time the settled run reports a rise in its data wait,
+    search again from ``settled`` and settle anew. Returns how many times it reopened."""
+    loader = runner.live.loader()
+    if loader is None or not loader.get("switchable") or not loader.get("mid_epoch"):
+        return 0  # settled for the reason the first search stopped: nothing to reopen
+    space = SearchSpace.for_machine(cpu_count, cuda=False, max_workers=options.max_workers)
+    reopened = 0
+    while reopened < MAX_REOPENS:
+        drift = runner.live.drift(runner.segments - 1)
+        if drift is None:
+            break
+        reopened += 1
+        why = _why(drift)
+        note(f"autotune: {why}; searching again from the settled settings")
+        try:
+            settled = _search(study, runner, settled, options, space, why, after_trial)
+        except KeyboardInterrupt:
+            # Ctrl-C is the training's: should it train on, it keeps the settled settings.
+            if not runner.live.ended:
+                runner.live.settle(settled)
+            raise
+        if runner.live.ended or runner.live.interrupted:
+            if not runner.live.ended:
+                runner.live.settle(settled)
+            break
+        runner.settle(settled)
+        note(f"autotune: settled again on workers={settled.num_workers}")
+    return reopened
+
+
+def _why(drift: dict[str, Any]) -> str:
+    ref, now = drift.get("reference_wait_per_batch_s", 0.0), drift.get("wait_per_batch_s", 0.0)
+    return (
+        f"reopened: the data wait rose from {ref * 1000:.1f} to {now * 1000:.1f} ms a batch "
+        f"for {drift.get('windows', 0)} windows in a row"
+    )
+
+
+def _search(
+    study: optuna.Study,
+    runner: LiveRunner,
+    settled: LoaderConfig,
+    options: TunerOptions,
+    space: SearchSpace,
+    why: str,
+    after_trial: Callable[[optuna.Study], None],
+) -> LoaderConfig:
+    best: tuple[float, LoaderConfig] | None = None
+    config: LoaderConfig | None = settled
+    for _ in range(REOPEN_SEGMENTS):
+        if config is None or runner.live.ended or runner.live.interrupted:
+            break
+        result = _segment(study, runner, config, options, space, why)
+        after_trial(study)
+        rate = result.samples_per_s if result.status in ("ok", "ended_early") else None
+        if rate is None or (best is not None and rate <= best[0] * (1 + GAIN)):
+            break
+        best = (rate, config)
+        config = _more_workers(config, space.max_workers)
+    return best[1] if best is not None else settled
+
+
+def _more_workers(config: LoaderConfig, top: int) -> LoaderConfig | None:
+    """The next step of the climb: twice the workers (at least one more), within ``top``."""
+    workers = config.num_workers or 0
+    more = min(top, max(workers + 1, 2 * workers))
+    if more <= workers:
+        return None
+    return LoaderConfig(
+        num_workers=more,
+        prefetch_factor=config.prefetch_factor,
+        persistent_workers=config.persistent_workers,
+    )
+
+
+def _segment(
+    study: optuna.Study,
+    runner: LiveRunner,
+    config: LoaderConfig,
+    options: TunerOptions,
+    space: SearchSpace,
+    why: str,
+) -> ProbeResult:
+    """One reopened segment, measured in full (no pruning: the study's other segments ran
+    under other conditions) and recorded as a trial of the study."""
+    result = runner.run(
+        runner.live.target,
+        TrialConfig(loader=config, settings=options.settings),
+        timeout_s=options.trial_timeout_s,
+    )
+    result.applied_config = result.applied_config.merged_over(config)
+    record = state.TrialRecord.of_result(result, ROLE)
+    reason = f"{why}; {result.reason}" if result.reason else why
+    record = replace(record, reason=reason)
+    ok = result.status in ("ok", "ended_early") and bool(result.windows)
+    params = space.params(result.applied_config)
+    study.add_trial(
+        state.new_trial(
+            record,
+            TrialState.COMPLETE if ok else TrialState.FAIL,
+            result.samples_per_s if ok else None,
+            params,
+            space.distributions(params),
+            dict(enumerate(result.windows)),
+        )
+    )
+    return result
