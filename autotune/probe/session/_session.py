@@ -36,11 +36,12 @@ from autotune.probe.loader import (
     StreamPrefetcher,
     TimedIterator,
     make_streams,
+    timed_pass,
 )
 from autotune.probe.machine import GpuSampler, TreeSampler, cuda_sync, log
-from autotune.probe.measure import Meter, NvtxRanges, ProbeDone, RankSync
+from autotune.probe.measure import EpochClock, Meter, NvtxRanges, ProbeDone, RankSync
 from autotune.probe.session import _failure as failure
-from autotune.probe.session._phases import BasePhase, BatchPhase, phases_for
+from autotune.probe.session._phases import BasePhase, BatchPhase, MeasurePhase, phases_for
 from autotune.probe.session._progress import append_progress, progress_writer
 from autotune.probe.session._result import build_result
 from autotune.probe.session._segments import Adapter
@@ -76,10 +77,16 @@ class ProbeSession:
         )
         self.foreign = ForeignLoaderWatch(lambda: self.patch.measured_loader is not None)
         self.script_batches: int | None = None
+        # The epoch on the wall clock, timed by the phase that measures the script's loader.
+        self.clock = EpochClock()
         self.phases: list[BasePhase] = phases_for(config.mode, self, multi_rank=ranks is not None)
         first = self.phases[0] if self.phases else None
         # None in mode "run", which measures nothing.
         self.lead = first if isinstance(first, BatchPhase) else None
+        if isinstance(first, MeasurePhase):
+            # Only probes time the other loaders' passes: `autotune run` pays nothing for it.
+            self.patch.on_other = partial(timed_pass, self.clock)
+            self.patch.on_built = self.clock.built
         self._at = 0  # the current phase; len(phases) once every one is over
         self._written = False
         # A phase's result was written while phases were left: they rewrite it.
@@ -310,6 +317,10 @@ class ProbeSession:
             self.adapter.finish()
         if lead is None:
             return exit_code
+        if lead.meter.lingering and not ended_itself:
+            # Its windows were done: what the script did after them is no verdict on them.
+            lead.meter.stop_lingering(f"the script stopped first ({status}: {reason})")
+            status, reason = "ok", ""
         if ended_itself and lead.own_batches:  # a replay never ends an epoch
             self._script_ended()
         if self._kept and not self.finished:
