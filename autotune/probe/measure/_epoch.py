@@ -11,7 +11,9 @@ never per batch: nothing here is on the hot path.
 A probe is a few seconds of windows; an epoch may be longer. When the windows are done before
 an epoch end was seen, the probe goes on running the script, unmeasured, for as long as the
 rest of the epoch is expected to take at the measured rate (``LINGER_SPAN`` x the planned
-measurement at most); a longer epoch is reported as too long for a probe to see its end.
+measurement at most: every trial pays it, so it stays short); a longer epoch is reported as
+too long for a probe to see its end. Short epochs cost nothing here: their windows already
+run until one holds an epoch start (``_meter.py``).
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ from dataclasses import dataclass, field, replace
 from autotune.contract import EpochFigures, LoaderPass
 
 # The rest of an epoch a probe waits for once its windows are done, in planned measurements.
-LINGER_SPAN = 2.0
-# Slack for the part of the epoch outside the training loader, which the rate does not
-# predict: in planned measurements, on top of the training batches left.
-LINGER_SLACK = 1.0
+LINGER_SPAN = 1.0
+# Slack on top of the training batches left, in planned measurements: the wait is checked at
+# the training loader's batches only, so this covers their noise, not the passes after them.
+LINGER_SLACK = 0.5
 
 
 @dataclass

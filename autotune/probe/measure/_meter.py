@@ -153,6 +153,9 @@ class Meter:
         self._window_batches = 0
         self.on_measure_start: Callable[[], None] = lambda: None
         self.on_measure_end: Callable[[], None] = lambda: None
+        # The windows are done and the probe waits for an epoch end: the result so far is
+        # written, so a probe stopped while it waits keeps them.
+        self.on_linger: Callable[[], None] = lambda: None
         self._deadline = _deadline_at(settings.deadline_s)
 
     def iter_started(self, t: float) -> None:
@@ -322,6 +325,8 @@ class Meter:
         if self._deadline is not None:
             until = min(until, self._deadline)
         self.lingering, self._linger_until = True, until
+        clock.reason = "no epoch end seen: the probe was stopped while it waited for one"
+        self.on_linger()
         return True
 
     def _finish(self) -> None:

@@ -123,6 +123,7 @@ class ProbeSession:
         )
         meter.on_measure_start = self._measure_start
         meter.on_measure_end = self._measure_end
+        meter.on_linger = self._keep
         return meter
 
     def prefetch(self, it: Iterator[Any]) -> Iterator[Any]:
@@ -210,8 +211,13 @@ class ProbeSession:
         self._next()
         if phase.keeps and not self.finished:
             # Written now, so a probe killed in a later phase keeps this one's figures.
-            self.write("ok")
-            self._kept = True
+            self._keep()
+
+    def _keep(self) -> None:
+        """The result as it stands, written (again) now: what is measured survives a kill."""
+        self._written = False
+        self.write("ok")
+        self._kept = True
 
     def _next(self, *, go_on: bool = True) -> None:
         """On past the current phase: each phase that takes no batches does its work (unless
