@@ -191,7 +191,29 @@ class Answer:
         base = (self.baseline.config if self.baseline else None) or {}
         if rec.config.get("device") == "cpu" and base.get("device") == "cuda":
             lines.append("# measured faster on the CPU: run with CUDA_VISIBLE_DEVICES=''")
+        lines += _untuned_passes(self.epoch)
         return "\n".join(lines)
+
+
+# Share of the epoch as written an untuned loader's pass must take for the snippet to name it.
+UNTUNED_SHARE = 0.1
+
+
+def _untuned_passes(epoch: Epoch | None) -> list[str]:
+    """The other loaders whose passes take a real share of the epoch: these settings are the
+    training loader's only, so the user is told where the rest of the epoch goes."""
+    if epoch is None or not epoch.as_written_s:
+        return []
+    lines = []
+    for p in epoch.passes:
+        share = p.seconds / epoch.as_written_s
+        if share >= UNTUNED_SHARE:
+            at = f" at {p.site}" if p.site else ""
+            lines.append(
+                f"# not tuned: the {p.dataset} loader{at} ({p.num_workers} workers) takes "
+                f"{share:.0%} of each epoch as written"
+            )
+    return lines
 
 
 def _build(cls: Any, raw: dict[str, Any] | None) -> Any:
