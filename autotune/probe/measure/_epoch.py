@@ -111,8 +111,9 @@ class EpochClock:
         return self._pair() is not None
 
     def _pair(self) -> tuple[_Epoch, _Epoch] | None:
-        """The first two epochs in a row whose first batches were seen."""
-        for a, b in itertools.pairwise(self.epochs):
+        """The last two epochs in a row whose first batches were seen: the latest epoch is
+        the most like the rest of the run (the first still has workers ramping up)."""
+        for a, b in reversed(list(itertools.pairwise(self.epochs))):
             if a.first_at is not None and b.first_at is not None:
                 return a, b
         return None

@@ -41,6 +41,16 @@ def test_an_epoch_is_split_into_its_parts() -> None:
     assert figures.reason == ""
 
 
+def test_the_latest_epoch_seen_is_the_one_stated() -> None:
+    clock = _one_epoch()  # the first epoch: 3.2 s, its workers still ramping up
+    clock.train_end(5.0)
+    clock.train_iter(5.1)
+    clock.train_first(5.2, 32)
+    figures = clock.figures()
+    assert figures.epoch_s == pytest.approx(5.2 - 3.7)
+    assert figures.passes == [] and figures.startup_s == pytest.approx(0.1)
+
+
 def test_a_pass_the_script_broke_out_of_ends_at_what_came_next() -> None:
     clock = EpochClock(epoch_batches=16)
     clock.train_iter(0.0)
