@@ -31,6 +31,7 @@ def _probe(db_url: str, *script_args: str) -> dict:  # type: ignore[type-arg]
     assert proc.returncode == 0, proc.stderr
     answer: dict = json.loads(proc.stdout)  # type: ignore[type-arg]
     assert answer["epoch"] is not None, proc.stderr
+    answer["stderr"] = proc.stderr  # (not part of the answer) what the search did, for failures
     return answer
 
 
@@ -59,7 +60,7 @@ def test_workers_restarted_every_epoch_pay_their_start_up_per_epoch(
     startup = statistics.median(e["startup_s"] for e in own)
     assert epoch["startup_s"] == pytest.approx(startup, rel=0.25), (epoch, own)
     # Workers whose start-up costs more than they save within an epoch are not recommended.
-    assert answer["recommended"]["config"]["num_workers"] == 0, answer
+    assert answer["recommended"]["config"]["num_workers"] == 0, (answer, answer["stderr"])
     assert epoch["recommended_s"] < epoch["as_written_s"]
 
 
@@ -94,5 +95,5 @@ def test_the_epoch_as_written_and_its_validation_pass(db_url: str, tmp_path: Pat
         statistics.median(e["epoch_s"] for e in ran), rel=0.15
     ), (epoch, ran)
     # The training loader got faster; the validation pass, untouched, is a larger share now.
-    assert answer["recommended"]["config"]["num_workers"] > 0, answer
+    assert answer["recommended"]["config"]["num_workers"] > 0, (answer, answer["stderr"])
     assert epoch["recommended_outside_share"] > epoch["outside_share"]
