@@ -5,7 +5,7 @@ from __future__ import annotations
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune.state import record_of
+from autotune.state import compared_windows
 from autotune.tuner.evidence import NOISE_FLOOR, load_noise, steady_load
 
 # One window far below the best is enough: a config at two thirds of the best is not one
@@ -53,7 +53,7 @@ class WindowPruner(optuna.pruners.BasePruner):
         for t in trials:
             if t.state != TrialState.COMPLETE or not t.intermediate_values:
                 continue
-            low = min(record_of(t).windows or t.intermediate_values.values())
+            low = min(compared_windows(t))
             best_low = low if best_low is None else max(best_low, low)
         if best_low is None:
             return False
