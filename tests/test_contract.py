@@ -50,19 +50,3 @@ def test_transport_figures_are_keyed_by_worker_count_through_json() -> None:
     back = ProbeResult.from_dict(json.loads(json.dumps(result.to_dict())))
     assert back.transport_by_workers == {0: 900.0, 8: 400.0}
     assert ProbeResult.from_dict({"transport_by_workers": None}).transport_by_workers is None
-
-
-def test_the_epoch_figures_round_trip_and_old_results_load_without_them() -> None:
-    from autotune.contract import EpochFigures, LoaderPass, ProbeResult
-
-    figures = EpochFigures(
-        epoch_s=3.0,
-        train_s=1.0,
-        startup_s=0.5,
-        passes=[LoaderPass("DataLoader", "Val", 8, 0, 1.2, 10, 0.01, "fit.py:3")],
-        charged_startup_s=0.49,
-        uncharged_windows=[10.0, 11.0],
-    )
-    again = ProbeResult.from_dict(ProbeResult(epoch=figures).to_dict())
-    assert again.epoch == figures
-    assert ProbeResult.from_dict({"status": "ok"}).epoch is None

@@ -98,7 +98,6 @@ EXPORTS = {
         "add_probe_seconds",
         "attrs_of",
         "baseline_of",
-        "compared_windows",
         "cap_workers",
         "counted",
         "enqueue",

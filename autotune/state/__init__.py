@@ -39,7 +39,6 @@ from autotune.state._study import (
 from autotune.state._trial import (
     attrs_of,
     baseline_of,
-    compared_windows,
     counted,
     enqueue,
     mark_duplicate,
@@ -67,7 +66,6 @@ __all__ = [
     "attrs_of",
     "baseline_of",
     "cap_workers",
-    "compared_windows",
     "counted",
     "enqueue",
     "heartbeat_thread",

@@ -10,7 +10,6 @@ from autotune.probe.loader._iterators import (
     TimedIterator,
     epoch_length,
 )
-from autotune.probe.loader._passes import PassIterator, timed_pass
 from autotune.probe.loader._patch import LoaderPatch, SettingsRefused
 from autotune.probe.loader._streams import CopyStats, StreamPrefetcher, make_streams
 from autotune.probe.loader._switch import (
@@ -28,7 +27,6 @@ __all__ = [
     "ForeignLoader",
     "ForeignLoaderWatch",
     "LoaderPatch",
-    "PassIterator",
     "ReplayIterator",
     "Settings",
     "SettingsRefused",
@@ -40,5 +38,4 @@ __all__ = [
     "make_streams",
     "normalized",
     "script_config",
-    "timed_pass",
 ]

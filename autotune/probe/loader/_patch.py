@@ -59,7 +59,7 @@ _ORIG_INIT = DataLoader.__init__
 _ORIG_ITER = DataLoader.__iter__
 _ORIG_GET_ITERATOR = DataLoader._get_iterator
 _BUILT_ATTR = "_autotune_built"  # built while the patch was installed
-SITE_ATTR = _SITE_ATTR = "_autotune_site"  # (file, line) of its DataLoader(...) call
+_SITE_ATTR = "_autotune_site"
 _BY_ATTR = "_autotune_by"  # the library code that built it, if any (_site.Evidence)
 _APPLIED_ATTR = "_autotune_applied"
 _RAW_ATTR = "_autotune_raw"  # the loader's newest torch iterator
@@ -69,10 +69,6 @@ _SWITCH_ATTR = "_autotune_switch"  # mode "adapt": the loader's SwitchableLoader
 # The measured iterator, when its iteration started, and what it delivered before it was chosen.
 Wrap = Callable[[Iterator[Any], float, Sequence[Delivery]], Iterator[Any]]
 IterFn = Callable[[Any], Any]
-# Another loader's iterator, made at a time, for the epoch clock (``_passes.py``).
-OnOther = Callable[[Any, float, Iterator[Any]], Iterator[Any]]
-# A loader built: (when its construction ended, seconds it took, whether it is the measured one).
-OnBuilt = Callable[[float, float, bool], None]
 
 
 class SettingsRefused(BaseException):
@@ -155,9 +151,6 @@ class LoaderPatch:
         self._owns: dict[tuple[type, str], Any] = {}
         self._had_init_subclass = False
         self._orig_init_subclass: Any = None
-        # The epoch clock's hooks: set by a probe that times epochs, never by `autotune run`.
-        self.on_other: OnOther | None = None
-        self.on_built: OnBuilt | None = None
 
     @property
     def last_iterator(self) -> Iterator[Any] | None:
@@ -175,9 +168,8 @@ class LoaderPatch:
         patch = self
 
         def __init__(loader: Any, *args: Any, **kwargs: Any) -> None:
-            t = perf_counter()
             _ORIG_INIT(loader, *args, **kwargs)
-            patch._built(loader, t)
+            patch._built(loader)
 
         def __iter__(loader: Any) -> Any:
             if _outer_class(type(loader)) is not None:
@@ -216,17 +208,13 @@ class LoaderPatch:
         for (klass, name), own in owns.items():
             type.__setattr__(klass, name, own)
 
-    def _built(self, loader: Any, t: float) -> None:
-        """A loader finished its outermost ``__init__`` (begun at ``t``): mark it ours, once."""
+    def _built(self, loader: Any) -> None:
+        """A loader finished its outermost ``__init__``: mark it ours, once."""
         if _BUILT_ATTR not in loader.__dict__:
             loader.__dict__[_BUILT_ATTR] = True
             loader.__dict__[_SITE_ATTR] = call_site(loader)
             loader.__dict__[_BY_ATTR] = library_on_stack()
             self.loaders_built += 1
-            if self.on_built is not None:
-                now = perf_counter()
-                measured = hasattr(loader, "dataset") and self._is_chosen(loader)
-                self.on_built(now, now - t, measured)
 
     def _wrap_class(self, cls: type) -> None:
         """Measure a library subclass at its own ``__iter__`` (what the script consumes), and
@@ -245,9 +233,8 @@ class LoaderPatch:
 
         @functools.wraps(init)
         def __init__(loader: Any, *args: Any, **kwargs: Any) -> None:
-            t = perf_counter()
             init(loader, *args, **kwargs)
-            patch._built(loader, t)
+            patch._built(loader)
 
         return __init__
 
@@ -356,10 +343,7 @@ class LoaderPatch:
             return own(loader)
         chosen = self._is_chosen(loader)
         if not chosen and self._decided():
-            # The choice is made: every other loader is the script's, timed for the epoch.
-            t0 = perf_counter()
-            it = own(loader)
-            return it if self.on_other is None else self.on_other(loader, t0, it)
+            return own(loader)  # the choice is made: every other loader is the script's
         if not chosen and in_framework_eval():
             return own(loader)
         if _APPLIED_ATTR not in loader.__dict__:

@@ -1,7 +1,6 @@
-"""Measurement: batch timings into windows, the epoch on the wall clock, the NVTX ranges,
-samples per batch, the transport ceiling, and ranks that stop measuring together."""
+"""Measurement: batch timings into windows, the NVTX ranges, samples per batch, the transport
+ceiling, and ranks that stop measuring together."""
 
-from autotune.probe.measure._epoch import EpochClock, OtherPass, charge_per_epoch
 from autotune.probe.measure._meter import Meter, ProbeDone
 from autotune.probe.measure._nvtx import NvtxRanges
 from autotune.probe.measure._rank_stop import RankSync
@@ -9,14 +8,11 @@ from autotune.probe.measure._samples import count_samples
 from autotune.probe.measure._transport import TransportResult, measure_transport
 
 __all__ = [
-    "EpochClock",
     "Meter",
     "NvtxRanges",
-    "OtherPass",
     "ProbeDone",
     "RankSync",
     "TransportResult",
-    "charge_per_epoch",
     "count_samples",
     "measure_transport",
 ]
