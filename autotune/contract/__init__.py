@@ -4,403 +4,64 @@ Config in, result out, both as JSON. Standard library only: the probe imports th
 inside the user's script, so it must stay cheap to import.
 """
 
-from __future__ import annotations
+from autotune.contract._config import (
+    CEILING_GAP,
+    CONFIG_ENV,
+    DATALOADER_KEYS,
+    FAILED_STATUSES,
+    FRAMEWORKS,
+    LOADER_KEYS,
+    RANK_DIR_ENV,
+    RUNNER_PID_ENV,
+    STREAMS_CPU_WORK,
+    WORKER_ONLY_KEYS,
+    LoaderConfig,
+    Mode,
+    ProbeSettings,
+    Status,
+    TrialConfig,
+)
+from autotune.contract._exchange import (
+    AdaptOrder,
+    ProgressLine,
+    adapt_drift_path,
+    adapt_loader_path,
+    adapt_order_path,
+    adapt_progress_path,
+    adapt_rank_dir,
+    adapt_segment_path,
+    write_whole,
+)
+from autotune.contract._result import (
+    ProbeResult,
+    by_worker_count,
+)
 
-import dataclasses
-import json
-import statistics
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal
-
-CONFIG_ENV = "AUTOTUNE_PROBE_CONFIG"
-RANK_DIR_ENV = "AUTOTUNE_RANK_DIR"  # the trial's directory, shared by its ranks
-RUNNER_PID_ENV = "AUTOTUNE_RUNNER_PID"  # the process that started the probe, its parent
-
-# The precision the tuner holds a ceiling to: a run within this share of one is at it. So a
-# ceiling's windows need agree no closer than this for its probe to stop.
-CEILING_GAP = 0.10
-
-# "baseline": "measure" (the script as written), then in the same process the compute ceiling
-# (the step replaying cached batches) and the transport ceiling, reported in ceiling_* and
-# transport_* fields: one start-up for the three.
-# "adapt": the whole training, whose loader moves through the configs the search outside
-# sends while it trains (``AdaptOrder``), one measured segment each (``adapt_segment_path``).
-Mode = Literal["measure", "ceiling", "baseline", "run", "adapt"]
-
-# How a trial ended. "ok" is the only status a recommendation may come from.
-Status = Literal[
-    "ok",
-    "ended_early",
-    "no_dataloader",
-    "crashed",
-    "hung",
-    "oom",
-    "over_memory",
-    "interrupted",
-    "pruned",
-    # autotune could not apply the trial's settings to the script's loader: its own limit,
-    # never the script's failure.
-    "not_applied",
+__all__ = [
+    "CEILING_GAP",
+    "CONFIG_ENV",
+    "DATALOADER_KEYS",
+    "FAILED_STATUSES",
+    "FRAMEWORKS",
+    "LOADER_KEYS",
+    "RANK_DIR_ENV",
+    "RUNNER_PID_ENV",
+    "STREAMS_CPU_WORK",
+    "WORKER_ONLY_KEYS",
+    "AdaptOrder",
+    "LoaderConfig",
+    "Mode",
+    "ProbeResult",
+    "ProbeSettings",
+    "ProgressLine",
+    "Status",
+    "TrialConfig",
+    "adapt_drift_path",
+    "adapt_loader_path",
+    "adapt_order_path",
+    "adapt_progress_path",
+    "adapt_rank_dir",
+    "adapt_segment_path",
+    "by_worker_count",
+    "write_whole",
 ]
-FAILED_STATUSES = frozenset(
-    {"no_dataloader", "crashed", "hung", "oom", "over_memory", "interrupted", "not_applied"}
-)
-# Start of a "crashed" trial's reason when num_streams > 0 met a script that does CPU work on
-# its batches: that setting can never apply to this script, whatever the others are.
-STREAMS_CPU_WORK = "num_streams cannot apply: the script does CPU work on its batches"
-
-
-@dataclass(frozen=True)
-class LoaderConfig:
-    """DataLoader settings for one trial. ``None`` means: keep what the script wrote."""
-
-    num_workers: int | None = None
-    prefetch_factor: int | None = None
-    pin_memory: bool | None = None
-    persistent_workers: bool | None = None
-    batch_size: int | None = None
-    num_streams: int | None = None
-    device: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> LoaderConfig:
-        data = data or {}
-        return cls(**{k: data.get(k) for k in LOADER_KEYS})
-
-    def merged_over(self, base: LoaderConfig) -> LoaderConfig:
-        """This config's set values on top of ``base``'s."""
-        return LoaderConfig(
-            **{k: (v if v is not None else getattr(base, k)) for k, v in self.to_dict().items()}
-        )
-
-    def under_torch_rules(self) -> LoaderConfig:
-        """The same settings as torch accepts them: with no workers there is no
-        prefetch_factor and no persistent_workers (DataLoader raises otherwise)."""
-        if self.num_workers is None or self.num_workers > 0:
-            return self
-        return dataclasses.replace(self, prefetch_factor=None, persistent_workers=False)
-
-    def dataloader_kwargs(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The script's DataLoader ``arguments`` with this config applied under torch's rules.
-
-        - no ``batch_size`` when the script gave a ``batch_sampler`` or turned batching off;
-        - ``prefetch_factor`` and ``persistent_workers`` only with workers > 0;
-        - with no workers, every worker-only option goes back to torch's default
-          (``multiprocessing_context`` and ``timeout`` too), or DataLoader raises.
-
-        ``num_streams`` and ``device`` are not DataLoader arguments: the probe applies them.
-        """
-        new = dict(arguments)
-        if self.num_workers is not None:
-            new["num_workers"] = self.num_workers
-        if self.pin_memory is not None:
-            new["pin_memory"] = self.pin_memory
-        batched = new.get("batch_sampler") is None and new.get("batch_size") is not None
-        if self.batch_size is not None and batched:
-            new["batch_size"] = self.batch_size
-        if int(new.get("num_workers") or 0) > 0:
-            for key in WORKER_ONLY_KEYS:
-                if getattr(self, key) is not None:
-                    new[key] = getattr(self, key)
-        else:
-            new.update(prefetch_factor=None, persistent_workers=False, multiprocessing_context=None)
-            new["timeout"] = 0
-        return new
-
-
-# Every setting a trial can carry, in the order people read them.
-LOADER_KEYS = tuple(f.name for f in dataclasses.fields(LoaderConfig))
-# torch accepts these only with num_workers > 0.
-WORKER_ONLY_KEYS = ("prefetch_factor", "persistent_workers")
-
-# Where a measured loader's settings are edited, found at run time from the library code that
-# built or iterated it (autotune/probe/loader/_site.py); null is the script's DataLoader(...).
-FRAMEWORKS = (
-    "lightning",  # the Lightning Trainer: train_dataloader() of a DataModule or LightningModule
-    "fabric",  # Lightning Fabric: the DataLoader given to fabric.setup_dataloaders()
-    "transformers",  # the Hugging Face Trainer: TrainingArguments(dataloader_*=...)
-    "accelerate",  # the DataLoader given to accelerator.prepare()
-    "skorch",  # the net's iterator_train__* parameters
-    "mmengine",  # the Runner's train_dataloader=dict(...)
-    "fastai",  # DataBlock(...).dataloaders(..., num_workers=...)
-)
-
-# The settings that are DataLoader arguments; the others the probe applies itself.
-DATALOADER_KEYS = (
-    "batch_size",
-    "num_workers",
-    "prefetch_factor",
-    "persistent_workers",
-    "pin_memory",
-)
-
-
-@dataclass(frozen=True)
-class ProbeSettings:
-    """How long and how carefully one probe measures."""
-
-    warmup_batches: int = 5
-    # The least warm-up; measuring starts once the loader is also in steady state (every
-    # worker has delivered and the delivery rate stopped climbing), or at max_warmup_s.
-    warmup_s: float = 1.0
-    max_warmup_s: float = 30.0
-    # A warm-up sub-window whose rate is within this of the previous one ends the ramp.
-    steady_tolerance: float = 0.05
-    window_s: float = 1.5
-    windows: int = 5
-    # Adaptive length: from this many windows on, a probe whose windows already agree within
-    # ``settled_spread`` ((max - min) / median) stops early; 0 always measures ``windows``.
-    # More windows would only narrow an interval that is already narrow.
-    min_windows: int = 0
-    settled_spread: float = 0.05
-    min_batches_per_window: int = 3
-    ceiling_cache_batches: int = 8
-    # Mode "ceiling" also measures the transport ceiling (cached samples through the loader's
-    # own machinery, no step) with 0 and min(cpu_count, transport_workers) workers.
-    transport: bool = True
-    transport_workers: int = 8
-    max_host_mem_bytes: int | None = None
-    sample_interval_s: float = 0.1
-    # Batches the script's whole run takes, once a probe saw it end by itself (None: not
-    # known); warm-up and windows are then sized to fit (probe/measure/_fit.py).
-    script_batches: int | None = None
-    # Seconds after the probe's process started by which it stops measuring with the windows
-    # it has (two at least), so a probe slowed by a loaded machine reports what it measured
-    # instead of being killed at the trial timeout with nothing (None: no deadline).
-    deadline_s: float | None = None
-
-    def for_ceiling(self) -> ProbeSettings:
-        """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``."""
-        return dataclasses.replace(self, settled_spread=max(self.settled_spread, CEILING_GAP))
-
-    def enough(self, windows: Sequence[float]) -> bool:
-        """Whether a probe with these windows is done measuring."""
-        n = len(windows)
-        if n >= self.windows:
-            return True
-        if not self.min_windows or n < self.min_windows:
-            return False
-        mid = statistics.median(windows)
-        return mid > 0 and (max(windows) - min(windows)) / mid <= self.settled_spread
-
-
-@dataclass(frozen=True)
-class ProgressLine:
-    """One line of the progress file the probe appends to as it goes (JSON lines).
-
-    A closed window (``window``, ``samples_per_s``), so the runner can prune mid-trial; or
-    the last line, ``exit_code``: the result file is final and the script has unwound, so the
-    runner may end the process tree at once instead of waiting on the interpreter's exit
-    (torch's teardown, tens of workers reaped: 0.6-1 s a probe, measured).
-    """
-
-    window: int | None = None
-    samples_per_s: float | None = None
-    exit_code: int | None = None
-
-    @property
-    def done(self) -> bool:
-        return self.exit_code is not None
-
-    def to_json(self) -> str:
-        if self.done:
-            return json.dumps({"done": True, "exit_code": self.exit_code})
-        return json.dumps({"window": self.window, "samples_per_s": self.samples_per_s})
-
-    @classmethod
-    def from_json(cls, text: str) -> ProgressLine:
-        raw = json.loads(text)
-        if raw.get("done"):
-            return cls(exit_code=int(raw.get("exit_code") or 0))
-        return cls(window=int(raw["window"]), samples_per_s=float(raw["samples_per_s"]))
-
-
-@dataclass(frozen=True)
-class TrialConfig:
-    """Everything one probe subprocess needs; written to a JSON file the runner names."""
-
-    loader: LoaderConfig = field(default_factory=LoaderConfig)
-    settings: ProbeSettings = field(default_factory=ProbeSettings)
-    mode: Mode = "measure"
-    result_path: str = ""
-    progress_path: str = ""
-    # Mode "adapt": the directory where the search and the run exchange orders and segments.
-    exchange_dir: str = ""
-
-    def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self))
-
-    @classmethod
-    def from_json(cls, text: str) -> TrialConfig:
-        raw = json.loads(text)
-        return cls(
-            loader=LoaderConfig.from_dict(raw.get("loader")),
-            settings=ProbeSettings(**raw.get("settings", {})),
-            mode=raw.get("mode", "measure"),
-            result_path=raw.get("result_path", ""),
-            progress_path=raw.get("progress_path", ""),
-            exchange_dir=raw.get("exchange_dir", ""),
-        )
-
-
-def by_worker_count(raw: dict[Any, Any] | None) -> dict[int, float] | None:
-    """Figures keyed by worker count, read back from JSON (whose keys are strings)."""
-    return {int(k): float(v) for k, v in raw.items()} if raw else None
-
-
-@dataclass
-class ProbeResult:
-    """What one probe measured. Times in seconds, memory in bytes, rates in samples/s."""
-
-    status: Status = "ok"
-    reason: str = ""
-    script_config: LoaderConfig = field(default_factory=LoaderConfig)
-    applied_config: LoaderConfig = field(default_factory=LoaderConfig)
-    windows: list[float] = field(default_factory=list)
-    # Cores that processes outside the probe's tree used during each window (empty: not
-    # read); windows taken under interference are noise (tuner/evidence/_windows.py).
-    interference_cores: list[float] = field(default_factory=list)
-    samples_per_s: float | None = None
-    step_p50_s: float | None = None
-    step_p95_s: float | None = None
-    data_wait_fraction: float | None = None
-    wait_per_batch_s: float | None = None
-    compute_per_batch_s: float | None = None
-    time_to_first_batch_s: float | None = None
-    # False: the rate was still climbing at max_warmup_s and measuring started anyway.
-    steady_state: bool | None = None
-    warmup_s_used: float | None = None  # from the first iterator to the first window
-    batches: int = 0
-    samples: int = 0
-    batch_size: int | None = None
-    main_cpu_s: float | None = None
-    worker_cpu_s: float | None = None
-    measured_wall_s: float | None = None
-    epoch_starts: int = 0
-    # True: epochs were short, so each window was one epoch's batches (probe/measure/_meter.py).
-    epoch_windows: bool = False
-    startup_fraction: float | None = None
-    # The process tree's host memory at its peak, with pages that forked workers share with
-    # their parent counted once (anonymous + shmem PSS, see probe/machine/_sampler.py); the
-    # key keeps its old name for stored results, but it is no longer a sum of RSS.
-    peak_rss_bytes: int | None = None
-    # Mode "ceiling" only: samples/s the loader's machinery delivers with free samples and no
-    # step (the best over worker counts), per worker count ("0", "8"), or why there is none.
-    transport_samples_per_s: float | None = None
-    transport_by_workers: dict[int, float] | None = None
-    transport_reason: str = ""
-    # Mode "baseline" only: the compute ceiling measured after the baseline in the same process
-    # (its own warm-up and windows; never in the progress file). ceiling_samples_per_s is the
-    # median of ceiling_windows, set only when ceiling_status is "ok"; otherwise ceiling_status
-    # says why there is none (the script ended or failed first, the probe was stopped, ...).
-    # The fields above (windows, samples_per_s, peak_rss_bytes, ...) stay the baseline's.
-    ceiling_windows: list[float] = field(default_factory=list)
-    ceiling_interference_cores: list[float] = field(default_factory=list)
-    ceiling_samples_per_s: float | None = None
-    ceiling_status: str = ""
-    cpu_count: int | None = None
-    gpu: dict[str, Any] | None = None
-    # The loader measured: {"loader", "dataset" (type names), "batch_size", "framework" (one of
-    # FRAMEWORKS or null), "built_by" (the library's class and method that built or iterated
-    # it, "NeuralNetClassifier.fit"; null for the script's own code)}.
-    measured_loader: dict[str, Any] | None = None
-    # Batches the measured loader gave the script when the script ended by itself (not
-    # stopped by the probe): the length of its run, so later probes fit inside it.
-    script_batches: int | None = None
-    # A setting of the trial that could not be applied safely to that loader, and why; the
-    # figures are of the settings in applied_config.
-    not_applied: str = ""
-    # One entry per rank of a multi-process probe (rank, status, samples_per_s, ...); the
-    # figures above are the job's: rates summed over ranks, times of the slowest rank.
-    ranks: list[dict[str, Any]] | None = None
-    wall_s: float | None = None
-    exit_code: int | None = None
-    stderr_tail: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> ProbeResult:
-        # Keys of fields since removed (``profile_path``) are dropped: stored results still load.
-        known = {f.name for f in dataclasses.fields(cls)}
-        data = {k: v for k, v in raw.items() if k in known}
-        data["script_config"] = LoaderConfig.from_dict(raw.get("script_config"))
-        data["applied_config"] = LoaderConfig.from_dict(raw.get("applied_config"))
-        data["transport_by_workers"] = by_worker_count(raw.get("transport_by_workers"))
-        return cls(**data)
-
-    def write(self, path: str | Path) -> None:
-        write_whole(Path(path), json.dumps(self.to_dict()))
-
-    @classmethod
-    def read(cls, path: str | Path) -> ProbeResult:
-        return cls.from_dict(json.loads(Path(path).read_text()))
-
-
-# --- mode "adapt": the files a live run and its search exchange ------------------------------
-# Segment 0 is the script as written; the search sends the order for segment k (k >= 1) once
-# it has read segment k - 1's result. Every file is written whole, then renamed into place.
-
-
-def adapt_order_path(directory: str | Path, k: int) -> Path:
-    return Path(directory) / f"order-{k}.json"
-
-
-def adapt_segment_path(directory: str | Path, k: int) -> Path:
-    """Segment k's result (a ``ProbeResult``); its windows stream to ``adapt_progress_path``."""
-    return Path(directory) / f"segment-{k}.json"
-
-
-def adapt_progress_path(directory: str | Path, k: int) -> Path:
-    return Path(directory) / f"progress-{k}.jsonl"
-
-
-def adapt_rank_dir(directory: str | Path, rank: int, world: int) -> Path:
-    """Where rank ``rank`` of a ``world``-rank live run writes its files (the orders are the
-    job's, in ``directory``): the folder itself for a single process."""
-    return Path(directory) / f"rank-{rank}" if world > 1 else Path(directory)
-
-
-def adapt_drift_path(directory: str | Path, k: int) -> Path:
-    """Written by a run settled by order k whose data wait rose for good: it polls for order
-    k + 1 again (a reopened search)."""
-    return Path(directory) / f"drift-{k}.json"
-
-
-def adapt_loader_path(directory: str | Path) -> Path:
-    """Written once the training loader is found: ``{"mid_epoch": bool}``."""
-    return Path(directory) / "loader.json"
-
-
-def write_whole(path: Path, text: str) -> None:
-    """Readers never see half a file: written beside, then renamed over."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-
-
-@dataclass(frozen=True)
-class AdaptOrder:
-    """The search's word to a live run: load with ``config`` from the next batch on; with
-    ``settle``, for the rest of the run (no segment is measured)."""
-
-    config: LoaderConfig
-    settle: bool = False
-
-    def to_json(self) -> str:
-        return json.dumps({"config": self.config.to_dict(), "settle": self.settle})
-
-    @classmethod
-    def from_json(cls, text: str) -> AdaptOrder:
-        raw = json.loads(text)
-        return cls(LoaderConfig.from_dict(raw.get("config")), bool(raw.get("settle")))
