@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from autotune.answer import Baseline, Bottleneck, Failure, Recommended
-from autotune.contract import LoaderConfig
+from autotune.contract import GpuReading, LoaderConfig, MeasuredLoader, RankFigures
 
 
 class ErrorBody(BaseModel):
@@ -154,7 +154,7 @@ class StudyDetail(StudyItem):
     verdict: str | None = Field(
         None, description="A judgement instead of a search, e.g. a script too short to tune."
     )
-    measured_loader: dict[str, Any] | None = Field(
+    measured_loader: MeasuredLoader | None = Field(
         None,
         description="The loader measured: its type, dataset type, batch size, framework "
         "(lightning, fabric, transformers, accelerate, skorch, mmengine, fastai or null) and "
@@ -165,6 +165,12 @@ class StudyDetail(StudyItem):
         description="CPU time other processes used during the measurement windows; null for "
         "studies measured before it was read.",
     )
+
+
+class RankRate(BaseModel):
+    rank: int
+    status: str | None = None
+    samples_per_s: float | None = Field(None, description="This rank's own samples/s.")
 
 
 class TrialItem(BaseModel):
@@ -185,6 +191,11 @@ class TrialItem(BaseModel):
     duplicate_of: int | None
     started_at: float | None
     completed_at: float | None
+    rank_rates: list[RankRate] | None = Field(
+        None,
+        description="Multi-rank trials (a job's segment under --adapt --nproc-per-node N): "
+        "each rank's status and samples/s, rank 0 first; samples_per_s is the job's.",
+    )
 
 
 class TrialPage(BaseModel):
@@ -205,7 +216,7 @@ class TrialDetail(TrialItem):
         description="Peak host memory of the probe's process tree, DataLoader workers included, "
         "with pages the workers share copy-on-write counted once (proportional set size).",
     )
-    gpu: dict[str, Any] | None
+    gpu: GpuReading | None
     batches: int | None
     samples: int | None
     wall_s: float | None
@@ -219,13 +230,13 @@ class TrialDetail(TrialItem):
     )
     transport_by_workers: dict[int, float] | None = None
     transport_reason: str | None = None
-    measured_loader: dict[str, Any] | None = Field(
+    measured_loader: MeasuredLoader | None = Field(
         None,
         description="The loader measured: its type, dataset type, batch size, framework "
         "(lightning, fabric, transformers, accelerate, skorch, mmengine, fastai or null) and "
         "built_by, the library class and method that built or iterated it.",
     )
-    ranks: list[dict[str, Any]] | None = Field(
+    ranks: list[RankFigures] | None = Field(
         None, description="Multi-rank probes: each rank's own figures."
     )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
-from autotune.contract import DATALOADER_KEYS, LoaderConfig
+from autotune.contract import DATALOADER_KEYS, LoaderConfig, MeasuredLoader
 
 Bottleneck = Literal["model", "transport", "input-cpu", "input-latency", "startup", "unknown"]
 
@@ -73,7 +73,7 @@ class Answer:
     # Ranks on the node: settings are per rank, samples/s are the job's (all ranks).
     nproc_per_node: int = 1
     # Which loader the figures are of (dataset type, batch size), so a user can check.
-    measured_loader: dict[str, Any] | None = None
+    measured_loader: MeasuredLoader | None = None
     framework: str | None = None
     recommended: Recommended | None = None
     baseline: Baseline | None = None
@@ -100,6 +100,7 @@ class Answer:
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["diagnosis"] = self.diagnosis.to_dict() if self.diagnosis else None
+        out["measured_loader"] = self.measured_loader.to_dict() if self.measured_loader else None
         return out
 
     @classmethod
@@ -112,6 +113,7 @@ class Answer:
         values["trials"] = _build(Counts, values.get("trials")) or Counts()
         values["failures"] = [_build(Failure, f) for f in values.get("failures") or []]
         values["diagnosis"] = Diagnosis.from_dict(values.get("diagnosis"))
+        values["measured_loader"] = MeasuredLoader.from_dict(values.get("measured_loader"))
         values["ceiling_missing"] = dict(values.get("ceiling_missing") or {})
         values["nproc_per_node"] = int(values.get("nproc_per_node") or 1)
         values["probe_seconds"] = float(values.get("probe_seconds") or 0.0)
@@ -134,7 +136,7 @@ class Answer:
         lines = [head]
         if ranks > 1:
             lines.append(f"# per rank: each of the {ranks} ranks builds its loader with these")
-        built_by = (self.measured_loader or {}).get("built_by")
+        built_by = self.measured_loader.built_by if self.measured_loader else None
         lines += _framework_lines(self.framework, values, built_by)
         if rec.config.get("num_streams"):
             lines.append(

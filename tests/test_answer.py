@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from autotune.answer import Answer, Recommended
-from autotune.contract import FRAMEWORKS
+from autotune.contract import FRAMEWORKS, MeasuredLoader
 
 CONFIG = {
     "num_workers": 4,
@@ -21,11 +21,11 @@ CONFIG = {
 
 
 def _snippet(framework: str | None, built_by: str | None = None, **config: Any) -> str:
-    loader = {"loader": "DataLoader", "dataset": "D", "batch_size": 32}
+    loader = MeasuredLoader("DataLoader", "D", 32, framework=framework, built_by=built_by)
     answer = Answer(
         study="s",
         framework=framework,
-        measured_loader={**loader, "framework": framework, "built_by": built_by},
+        measured_loader=loader,
         recommended=Recommended(trial=1, config={**CONFIG, **config}, samples_per_s=100.0),
     )
     return answer.snippet()

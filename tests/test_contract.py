@@ -6,7 +6,16 @@ import json
 
 import pytest
 
-from autotune.contract import CEILING_GAP, ProbeResult, ProbeSettings
+from autotune.contract import (
+    CEILING_GAP,
+    Drift,
+    GpuReading,
+    LoaderFound,
+    MeasuredLoader,
+    ProbeResult,
+    ProbeSettings,
+    RankFigures,
+)
 
 
 @pytest.mark.parametrize(
@@ -50,3 +59,53 @@ def test_transport_figures_are_keyed_by_worker_count_through_json() -> None:
     back = ProbeResult.from_dict(json.loads(json.dumps(result.to_dict())))
     assert back.transport_by_workers == {0: 900.0, 8: 400.0}
     assert ProbeResult.from_dict({"transport_by_workers": None}).transport_by_workers is None
+
+
+def test_the_typed_parts_of_a_result_keep_their_stored_json() -> None:
+    # As results were stored when these parts were dicts: loaded typed, written back the same.
+    stored = {
+        "status": "ok",
+        "gpu": {"device_name": None, "num_streams": 0, "notes": ["no CUDA device"]},
+        "measured_loader": {"loader": "DataLoader", "dataset": "D", "batch_size": 8},
+        "ranks": [{"rank": 0, "status": "ok", "windows": [1.0]}, {"rank": 1, "extra": 1}],
+    }
+    res = ProbeResult.from_dict(stored)
+    assert res.gpu == GpuReading(num_streams=0, notes=["no CUDA device"])
+    assert res.measured_loader == MeasuredLoader("DataLoader", "D", 8)
+    assert res.ranks == [RankFigures(0, windows=[1.0]), RankFigures(1)]
+    again = json.loads(json.dumps(res.to_dict()))
+    assert ProbeResult.from_dict(again) == res
+    # Outside a live run's segments there is no switched_at, as before it was typed.
+    assert set(again["measured_loader"]) == {
+        "loader",
+        "dataset",
+        "batch_size",
+        "framework",
+        "built_by",
+    }
+    switched = MeasuredLoader("DataLoader", "D", 8, switched_at=[1, 3])
+    assert switched.to_dict()["switched_at"] == [1, 3]
+
+
+def test_what_a_live_run_says_of_its_loader_reads_back() -> None:
+    found = LoaderFound(switchable=False, mid_epoch=False, why="not torch's __iter__")
+    assert LoaderFound.from_json(found.to_json()) == found
+    assert json.loads(found.to_json()) == {
+        "switchable": False,
+        "why": "not torch's __iter__",
+        "mid_epoch": False,
+    }
+
+
+def test_a_drift_reads_back_without_the_rank_it_was_found_in() -> None:
+    drift = Drift(0.02, 0.03, 0.001, 0.011, windows=3, rank=1)
+    assert "rank" not in json.loads(drift.to_json())  # the search knows it from the folder
+    assert Drift.from_json(drift.to_json()) == Drift(0.02, 0.03, 0.001, 0.011, windows=3)
+
+
+def test_a_drift_of_the_load_reads_back_with_its_cores_and_an_older_one_without() -> None:
+    calmed = Drift(0.001, 0.01, 0.001, 0.01, windows=3, cores_then=1.0, cores_now=0.05)
+    assert Drift.from_json(calmed.to_json()) == calmed
+    older = '{"wait_per_batch_s": 0.02, "step_s": 0.03, "reference_wait_per_batch_s": 0.001, '
+    older += '"reference_step_s": 0.011, "windows": 3}'
+    assert Drift.from_json(older).cores_then is None

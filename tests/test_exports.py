@@ -25,6 +25,8 @@ EXPORTS = {
         "rank_env",
     },
     "autotune.tuner": {
+        "LIVE_ROLES",
+        "REOPENED",
         "Adapted",
         "Bottleneck",
         "Diagnosis",

@@ -198,6 +198,62 @@ const autotune = (() => {
     }, PLOT_CONFIG);
   }
 
+  // A live run (`autotune run --adapt`) records each segment as a trial with one of these roles
+  // (autotune.tuner.LIVE_ROLES); segment 0, the script's own settings, is its baseline.
+  const LIVE_ROLES = ["adapt", "reopened"];
+  // A reopened segment's reason starts with the run's figures that reopened its search; the
+  // segment's own reason, if any, follows "; ". Segments with the same start are one search.
+  const reopening = (t) => (t.role === "reopened" ? String(t.reason ?? "").split("; ")[0] : null);
+  // What --adapt switches, as the terminal names them.
+  const TUNED = { num_workers: "workers", prefetch_factor: "prefetch", persistent_workers: "persistent" };
+
+  function segmentsChart(trials) {
+    const live = trials.some((t) => LIVE_ROLES.includes(t.role));
+    $("#segments").hidden = !live;
+    if (!live) return;
+    const timed = trials.filter((t) => t.started_at !== null).sort((a, b) => a.started_at - b.started_at);
+    const t0 = timed.length ? timed[0].started_at : 0;
+    const at = (t) => t.started_at - t0;
+    const measured = timed.filter((t) => t.state !== "fail" && t.samples_per_s !== null);
+    const failed = timed.filter((t) => !measured.includes(t));
+    const label = (t) => Object.entries(TUNED).filter(([k]) => t.config && t.config[k] !== null && t.config[k] !== undefined)
+      .map(([k, name]) => `${name}=${esc(t.config[k])}`).join(" ");
+    const ranks = (t) => (t.rank_rates || []).map((r) => `rank ${r.rank}: ${num(r.samples_per_s)} samples/s` +
+      (r.status && r.status !== "ok" ? ` (${esc(r.status)})` : "")).join("<br>");
+    const hover = (t) => [`#${t.number} ${esc(t.role)} ${esc(t.state)}, started +${num(at(t), 1)} s`,
+      PARAMS.filter((k) => t.config && t.config[k] !== null && t.config[k] !== undefined)
+        .map((k) => `${k}=${esc(t.config[k])}`).join("<br>"),
+      (t.rank_rates || []).length ? `the job's rate; each rank's:<br>${ranks(t)}` : "",
+      t.reason ? wrapped(clip(t.reason, 180), 60) : ""].filter(Boolean).join("<br>");
+    const shapes = [], annotations = [];
+    let previous = null;
+    for (const t of timed) {
+      const why = reopening(t);
+      if (why !== null && why !== previous) {
+        shapes.push({ type: "line", xref: "x", yref: "paper", x0: at(t), x1: at(t), y0: 0, y1: 1,
+          line: { color: "#e9a100", dash: "dot", width: 2 } });
+        // Above the plot, where no segment's point or label can sit under it.
+        annotations.push({ x: at(t), y: 1, xref: "x", yref: "paper", xanchor: "left", yanchor: "bottom",
+          align: "left", showarrow: false, bgcolor: "rgba(255,255,255,0.8)", font: { size: 10, color: "#8a5a00" },
+          text: wrapped(clip(t.reason, 180), 45) }); // whole: a script's text may hold "; " too
+      }
+      previous = why;
+    }
+    Plotly.react("chart-segments", [
+      { name: "samples/s", mode: "lines+markers+text", line: { shape: "hv", color: "#2a6fdb" },
+        x: measured.map(at), y: measured.map((t) => t.samples_per_s),
+        marker: { size: 9, color: measured.map((t) => (t.role === "reopened" ? "#e9a100" : "#2a6fdb")) },
+        text: measured.map(label), textposition: "bottom right", textfont: { size: 10 },
+        hovertext: measured.map(hover), hoverinfo: "text+y" },
+      { name: "failed", mode: "markers", x: failed.map(at), y: failed.map(() => 0),
+        hovertext: failed.map(hover), hoverinfo: "text", marker: { size: 11, symbol: "x", color: "#c33" } },
+    ], {
+      margin: { t: annotations.length ? 50 : 10, r: 10, b: 40, l: 60 }, shapes, annotations, legend: { orientation: "h", y: -0.2 },
+      xaxis: { title: { text: "seconds since the run's first segment started" }, rangemode: "tozero" },
+      yaxis: { title: { text: "samples/s (the job's)" }, rangemode: "tozero" },
+    }, PLOT_CONFIG);
+  }
+
   function timeChart(trials) {
     const timed = trials.filter((t) => t.wait_per_batch_s !== null || t.compute_per_batch_s !== null);
     const x = timed.map((t) => `#${t.number}`);
@@ -292,6 +348,7 @@ const autotune = (() => {
       const card = recommendationCard(study, best, storage);
       if (card !== shown) { $("#rec-body").innerHTML = card; copyButtons($("#rec-body")); shown = card; }
       historyChart(study, trials);
+      segmentsChart(trials);
       timeChart(trials);
       settingsChart(trials);
       trialsTable(name, trials, sort);

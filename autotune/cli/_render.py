@@ -49,15 +49,15 @@ def render_summary(console: Console, answer: Answer) -> None:
     table.add_row(rate_label, _rate(base and base["samples_per_s"]), rec_rate, end_section=True)
     console.print(table)
     lines: list[Text] = []
-    loader = summary.get("measured_loader")
+    loader = answer.measured_loader
     if loader:
-        framework = say(" (", literal(loader["framework"]), ")") if loader.get("framework") else ""
+        framework = say(" (", literal(loader.framework), ")") if loader.framework else ""
         lines.append(
             say(
                 "measured loader: ",
-                literal(loader.get("dataset")),
+                literal(loader.dataset),
                 ", batch size ",
-                _fmt(loader.get("batch_size")),
+                _fmt(loader.batch_size),
                 framework,
             )
         )

@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from autotune._words import visible
+from autotune.cli import _segments as segments
 from autotune.cli._common import STORAGE_HELP, literal, out, print_json, say, storage, study
 from autotune.cli._probe import describe_config
 from autotune.cli._render import render_summary
@@ -62,23 +63,39 @@ def show(
     name: str = typer.Argument(..., help="Study name."),
     storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
 ) -> None:
-    """Every trial of a study, with failure reasons."""
+    """Every trial of a study, with failure reasons; a live run's segments over time, each
+    reopened search marked."""
     from autotune import state
+    from autotune.tuner import LIVE_ROLES
 
     loaded, _url = study(name, storage_opt)
+    trials = loaded.get_trials(deepcopy=False)
+    records = [state.record_of(t) for t in trials]
+    live = any(r.role in LIVE_ROLES for r in records)
+    starts = [t.datetime_start for t in trials if t.datetime_start is not None]
+    first = min(starts) if starts else None
     table = Table(title=say("study ", literal(name)), title_justify="left")
-    for col in ("#", "role", "state", "settings", "samples/s", "wait", "reason"):
+    columns = ("#", "role", "state", "settings", "samples/s", "wait", "reason")
+    for col in columns[:3] + (("started",) if live else ()) + columns[3:]:
         table.add_column(col)
-    for t in loaded.get_trials(deepcopy=False):
-        record = state.record_of(t)
+    previous: str | None = None
+    for t, record in zip(trials, records, strict=True):
         wait = record.data_wait_fraction
         same = record.duplicate_of
+        why = segments.reopening(record.role, record.reason)
+        starts_reopening = why is not None and why != previous
+        previous = why
+        if starts_reopening:
+            table.add_section()  # a reopened search stands apart from what ran before it
+        rate = f"{t.value:,.0f}" if t.value is not None else "-"
+        per_rank = segments.rank_rates(record.result)
         table.add_row(
             str(t.number),
-            literal(record.role) if record.measured else "",
+            segments.role_cell(record.role, starts_reopening) if record.measured else "",
             t.state.name.lower(),
+            *((segments.started_cell(t.datetime_start, first),) if live else ()),
             literal(describe_config(record.config)),
-            f"{t.value:,.0f}" if t.value is not None else "-",
+            f"{rate} ({per_rank})" if per_rank else rate,
             f"{wait:.0%}" if wait is not None else "-",
             literal(record.reason or (f"same settings as #{same}" if same is not None else "")),
         )

@@ -23,6 +23,8 @@ from autotune.contract._config import (
 )
 from autotune.contract._exchange import (
     AdaptOrder,
+    Drift,
+    LoaderFound,
     ProgressLine,
     adapt_drift_path,
     adapt_loader_path,
@@ -33,7 +35,10 @@ from autotune.contract._exchange import (
     write_whole,
 )
 from autotune.contract._result import (
+    GpuReading,
+    MeasuredLoader,
     ProbeResult,
+    RankFigures,
     by_worker_count,
 )
 
@@ -49,11 +54,16 @@ __all__ = [
     "STREAMS_CPU_WORK",
     "WORKER_ONLY_KEYS",
     "AdaptOrder",
+    "Drift",
+    "GpuReading",
     "LoaderConfig",
+    "LoaderFound",
+    "MeasuredLoader",
     "Mode",
     "ProbeResult",
     "ProbeSettings",
     "ProgressLine",
+    "RankFigures",
     "Status",
     "TrialConfig",
     "adapt_drift_path",

@@ -66,13 +66,13 @@ def adapt_rank_dir(directory: str | Path, rank: int, world: int) -> Path:
 
 
 def adapt_drift_path(directory: str | Path, k: int) -> Path:
-    """Written by a run settled by order k whose data wait rose for good: it polls for order
-    k + 1 again (a reopened search)."""
+    """Written by a run settled by order k whose data wait rose for good (a ``Drift``): it
+    polls for order k + 1 again (a reopened search)."""
     return Path(directory) / f"drift-{k}.json"
 
 
 def adapt_loader_path(directory: str | Path) -> Path:
-    """Written once the training loader is found: ``{"mid_epoch": bool}``."""
+    """Written once the training loader is found: a ``LoaderFound``."""
     return Path(directory) / "loader.json"
 
 
@@ -98,3 +98,76 @@ class AdaptOrder:
     def from_json(cls, text: str) -> AdaptOrder:
         raw = json.loads(text)
         return cls(LoaderConfig.from_dict(raw.get("config")), bool(raw.get("settle")))
+
+
+@dataclass(frozen=True)
+class LoaderFound:
+    """A live run's word on its training loader, once found: whether its settings can be
+    switched mid-run (``why`` not, when not), and whether within an epoch (an iterable
+    dataset's only at the next epoch, and a settled run's drift is never searched again)."""
+
+    switchable: bool = True
+    mid_epoch: bool = True
+    why: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"switchable": self.switchable, "why": self.why, "mid_epoch": self.mid_epoch}
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> LoaderFound:
+        raw = json.loads(text)
+        return cls(
+            switchable=bool(raw.get("switchable", True)),
+            mid_epoch=bool(raw.get("mid_epoch", True)),
+            why=str(raw.get("why") or ""),
+        )
+
+
+@dataclass(frozen=True)
+class Drift:
+    """Why a settled run asks for a search again: its figures, then and now
+    (``probe/session/_drift.py`` finds it). ``rank``: the rank whose wait rose, set by the
+    search from the folder it was read in; never written."""
+
+    wait_per_batch_s: float  # the mean of the windows that rose
+    step_s: float  # seconds per batch in them
+    reference_wait_per_batch_s: float
+    reference_step_s: float
+    windows: int
+    # Set when it is the load beside the run that changed, not the wait: the cores other
+    # processes used in the settled reference window, and in the quiet windows since.
+    cores_then: float | None = None
+    cores_now: float | None = None
+    rank: int = 0
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "wait_per_batch_s": self.wait_per_batch_s,
+                "step_s": self.step_s,
+                "reference_wait_per_batch_s": self.reference_wait_per_batch_s,
+                "reference_step_s": self.reference_step_s,
+                "windows": self.windows,
+                "cores_then": self.cores_then,
+                "cores_now": self.cores_now,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Drift:
+        raw = json.loads(text)
+        return cls(
+            wait_per_batch_s=float(raw.get("wait_per_batch_s") or 0.0),
+            step_s=float(raw.get("step_s") or 0.0),
+            reference_wait_per_batch_s=float(raw.get("reference_wait_per_batch_s") or 0.0),
+            reference_step_s=float(raw.get("reference_step_s") or 0.0),
+            windows=int(raw.get("windows") or 0),
+            cores_then=_float_or_none(raw.get("cores_then")),
+            cores_now=_float_or_none(raw.get("cores_now")),
+        )
+
+
+def _float_or_none(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) else None

@@ -17,6 +17,93 @@ def by_worker_count(raw: dict[Any, Any] | None) -> dict[int, float] | None:
     return {int(k): float(v) for k, v in raw.items()} if raw else None
 
 
+def _known(cls: Any, raw: dict[str, Any]) -> dict[str, Any]:
+    """``raw``'s keys that are fields of ``cls``: keys of fields since removed are dropped,
+    so stored results still load."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in raw.items() if k in names}
+
+
+@dataclass(frozen=True)
+class MeasuredLoader:
+    """The loader a probe measured, so a user can check it is the training loader."""
+
+    loader: str | None = None  # type names: "DataLoader", "SlowTrain"
+    dataset: str | None = None
+    batch_size: int | None = None
+    framework: str | None = None  # one of FRAMEWORKS, or None: the script's own code
+    # The library's class and method that built or iterated it ("NeuralNetClassifier.fit");
+    # None for the script's own code.
+    built_by: str | None = None
+    # Mode "adapt" only: the (epoch, batch) where the segment's settings took over; None
+    # from the run's start. Left out of the JSON when None, as it always was outside a
+    # live run.
+    switched_at: list[int] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        if self.switched_at is None:
+            del out["switched_at"]
+        return out
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None) -> MeasuredLoader | None:
+        return cls(**_known(cls, raw)) if raw else None
+
+
+@dataclass(frozen=True)
+class GpuReading:
+    """The GPU part of a result: NVML's samples, torch's peak, the streams and their copies.
+    With nothing known every figure is None (a CPU trial, no NVML), and ``notes`` says why."""
+
+    device_name: str | None = None
+    util_mean_pct: float | None = None
+    util_max_pct: float | None = None
+    util_samples: int | None = None
+    util_series: list[int] | None = None
+    mem_series: list[int] | None = None
+    mem_used_peak_bytes: int | None = None
+    max_memory_allocated_bytes: int | None = None
+    # Host-to-device copies on the side streams (probe/loader/_streams.py), when any ran.
+    h2d_copy_s: float | None = None
+    h2d_exposed_s: float | None = None
+    h2d_hidden_fraction: float | None = None
+    h2d_batches: int | None = None
+    num_streams: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None) -> GpuReading | None:
+        if raw is None:
+            return None
+        data = _known(cls, raw)
+        data["notes"] = list(data.get("notes") or [])
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class RankFigures:
+    """One rank's own figures in a multi-process probe (the result's are the job's)."""
+
+    rank: int
+    status: str = "ok"
+    reason: str = ""
+    samples_per_s: float | None = None
+    windows: list[float] = field(default_factory=list)
+    step_p50_s: float | None = None
+    exit_code: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> RankFigures:
+        return cls(**_known(cls, raw))
+
+
 @dataclass
 class ProbeResult:
     """What one probe measured. Times in seconds, memory in bytes, rates in samples/s."""
@@ -68,20 +155,17 @@ class ProbeResult:
     ceiling_samples_per_s: float | None = None
     ceiling_status: str = ""
     cpu_count: int | None = None
-    gpu: dict[str, Any] | None = None
-    # The loader measured: {"loader", "dataset" (type names), "batch_size", "framework" (one of
-    # FRAMEWORKS or null), "built_by" (the library's class and method that built or iterated
-    # it, "NeuralNetClassifier.fit"; null for the script's own code)}.
-    measured_loader: dict[str, Any] | None = None
+    gpu: GpuReading | None = None
+    measured_loader: MeasuredLoader | None = None
     # Batches the measured loader gave the script when the script ended by itself (not
     # stopped by the probe): the length of its run, so later probes fit inside it.
     script_batches: int | None = None
     # A setting of the trial that could not be applied safely to that loader, and why; the
     # figures are of the settings in applied_config.
     not_applied: str = ""
-    # One entry per rank of a multi-process probe (rank, status, samples_per_s, ...); the
-    # figures above are the job's: rates summed over ranks, times of the slowest rank.
-    ranks: list[dict[str, Any]] | None = None
+    # One entry per rank of a multi-process probe; the figures above are the job's: rates
+    # summed over ranks, times of the slowest rank.
+    ranks: list[RankFigures] | None = None
     wall_s: float | None = None
     exit_code: int | None = None
     stderr_tail: str = ""
@@ -91,13 +175,19 @@ class ProbeResult:
         return self.status == "ok"
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        out = dataclasses.asdict(self)
+        # The measured loader's own JSON: ``switched_at`` only where a live run set it.
+        out["measured_loader"] = self.measured_loader.to_dict() if self.measured_loader else None
+        return out
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> ProbeResult:
         # Keys of fields since removed (``profile_path``) are dropped: stored results still load.
-        known = {f.name for f in dataclasses.fields(cls)}
-        data = {k: v for k, v in raw.items() if k in known}
+        data = _known(cls, raw)
+        data["gpu"] = GpuReading.from_dict(raw.get("gpu"))
+        data["measured_loader"] = MeasuredLoader.from_dict(raw.get("measured_loader"))
+        ranks = raw.get("ranks")
+        data["ranks"] = [RankFigures.from_dict(r) for r in ranks] if ranks is not None else None
         data["script_config"] = LoaderConfig.from_dict(raw.get("script_config"))
         data["applied_config"] = LoaderConfig.from_dict(raw.get("applied_config"))
         data["transport_by_workers"] = by_worker_count(raw.get("transport_by_workers"))

@@ -3,7 +3,8 @@
 Each is started in its own session, so its process group holds it and every DataLoader
 worker it forks. They are one ``ProcessTree`` (``_lifecycle.py``, which the live run uses
 too): ended whole on every way out, anything that left its group included, and by the
-tree's watcher should autotune itself be killed.
+tree's watcher should autotune itself be killed. They are watched by the loop a live run's
+segments use too (``_watch.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from autotune.contract import CONFIG_ENV, FAILED_STATUSES, RUNNER_PID_ENV, Trial
 from autotune.runner._base import Target, WindowCallback
 from autotune.runner._lifecycle import ProcessTree
 from autotune.runner._process import Progress
+from autotune.runner._watch import watch
 
 # After SIGTERM, how long the probes may unwind (the script's `finally` blocks) before SIGKILL.
 TERM_GRACE_S = 3.0
@@ -189,26 +191,34 @@ class ProcessGroup:
         fail_fast: bool,
         exit_grace_s: float | None,
     ) -> Ending:
-        pruned = False
-        failed: int | None = None
         all_written_at: float | None = None
-        while True:
-            self._wait_for_one()
-            for index, value in self._windows():
-                if on_window is not None and not pruned and on_window(index, value):
-                    pruned = True
-            failed = self._first_failed() if fail_fast else None
-            if pruned or failed is not None or self._all_done():
-                break
+
+        def failed() -> int | None:
+            return self._first_failed() if fail_fast else None
+
+        def stop() -> Ending | None:
+            nonlocal all_written_at
+            first = failed()
+            if first is not None or self._all_done():
+                return Ending(failed=first)
             if not any(m.running for m in self.members):
-                break
+                return Ending()
             if exit_grace_s is not None and all(m.result_path.exists() for m in self.members):
                 all_written_at = all_written_at or time.monotonic()
                 if time.monotonic() - all_written_at > exit_grace_s:
-                    break  # every member reported: do not wait on a slow unwind
-            if time.monotonic() - started > timeout_s:
-                return Ending(timed_out=True, pruned=pruned, failed=failed)
-        return Ending(pruned=pruned, failed=failed)
+                    return Ending()  # every member reported: do not wait on a slow unwind
+            return None
+
+        return watch(
+            windows=self._windows,
+            on_window=on_window,
+            pruned=lambda: Ending(pruned=True, failed=failed()),
+            stop=stop,
+            timed_out=lambda: Ending(timed_out=True),
+            wait=self._wait_for_one,
+            started=started,
+            timeout_s=timeout_s,
+        )
 
     def _wait_for_one(self) -> None:
         """Up to ``poll_s``, returning early if the first running member exits."""

@@ -9,7 +9,8 @@ unchanged. The script's output goes to the terminal: this is the user's real tra
 Its processes are one ``ProcessTree`` (``_lifecycle.py``), as a probe's are, with two
 differences: the training stays in autotune's process group, so that a terminal's Ctrl-C
 reaches it as it would without autotune; and should autotune die, the training runs to its
-end (the tree's watcher then ends what is left of it and removes the run's folder).
+end (the tree's watcher then ends what is left of it and removes the run's folder). A
+segment is waited for by the probes' own watch loop (``_watch.py``).
 """
 
 from __future__ import annotations
@@ -19,16 +20,19 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Literal
+from typing import IO, Literal
 
 from autotune.contract import (
     CONFIG_ENV,
     FAILED_STATUSES,
     RUNNER_PID_ENV,
     AdaptOrder,
+    Drift,
     LoaderConfig,
+    LoaderFound,
     ProbeResult,
     ProbeSettings,
     TrialConfig,
@@ -47,6 +51,7 @@ from autotune.runner._interrupts import Interrupts, exit_status
 from autotune.runner._lifecycle import ProcessTree
 from autotune.runner._process import Progress
 from autotune.runner._ranks import merge_rank_results
+from autotune.runner._watch import watch
 
 # After Ctrl-C, how long the training may take to end (and report the segment it ended
 # inside) before the search stops without it: a script may catch KeyboardInterrupt and go on.
@@ -165,13 +170,12 @@ class LiveRun:
         """Every live process of the training: its own, its workers', its children's."""
         return self._tree.pids()
 
-    def loader(self) -> dict[str, Any] | None:
+    def loader(self) -> LoaderFound | None:
         """What the run said of its training loader, once it found it."""
         try:
-            found: dict[str, Any] = json.loads(adapt_loader_path(self._rank(0)).read_text("utf-8"))
+            return LoaderFound.from_json(adapt_loader_path(self._rank(0)).read_text("utf-8"))
         except FileNotFoundError:
             return None
-        return found
 
     def _rank(self, rank: int) -> Path:
         return adapt_rank_dir(self.dir, rank, self.world)
@@ -218,27 +222,29 @@ class LiveRun:
         Raises KeyboardInterrupt when the run goes on ``INTERRUPT_GRACE_S`` after Ctrl-C."""
         # Rank 0's windows stand for the job's (the ranks go in lock-step): times the ranks.
         progress = Progress(adapt_progress_path(self._rank(0), k))
-        deadline = time.monotonic() + timeout_s
         world = self.world
 
         def windows() -> list[float]:
             return [w * world for w in progress.windows]
 
-        while True:
+        def new_windows() -> list[tuple[int, float]]:
+            return [(index, value * world) for index, value in progress.poll()]
+
+        def reported() -> ProbeResult | None:
             res = self._read(k)
             if res is not None:
                 self._finishing = self._finishing or res.status == "ended_early"
-                for index, value in progress.poll():  # every window reaches the search
+                for index, value in new_windows():  # every window reaches the search
                     if on_window is not None:
-                        on_window(index, value * world)
-                return res
-            for index, value in progress.poll():
-                if on_window is not None and on_window(index, value * world):
-                    return cut_short(windows(), "pruned", clearly_slower(windows()))
+                        on_window(index, value)
+            return res
+
+        def stop() -> ProbeResult | None:
             code = self.proc.poll()
             if code is not None:
-                if self._read(k) is not None:  # written in the moment before the run ended
-                    continue
+                res = reported()  # written in the moment before the run ended
+                if res is not None:
+                    return res
                 why = "the training ended before this segment was measured"
                 if code != 0:
                     why = f"the training failed (exit status {exit_status(code)}) in this segment"
@@ -246,25 +252,35 @@ class LiveRun:
             at = self.interrupts.at
             if at is not None and time.monotonic() - at > INTERRUPT_GRACE_S:
                 raise KeyboardInterrupt  # the training goes on after Ctrl-C: the search stops
-            if time.monotonic() > deadline:
-                why = (
-                    f"not measured within {timeout_s:.0f}s: the run did not iterate its "
-                    "training loader (evaluation, checkpoints?), or could not switch yet"
-                )
-                return cut_short(windows(), "pruned", why)
-            time.sleep(self.poll_s)
+            return None
 
-    def drift(self, k: int) -> dict[str, Any] | None:
+        why = (
+            f"not measured within {timeout_s:.0f}s: the run did not iterate its "
+            "training loader (evaluation, checkpoints?), or could not switch yet"
+        )
+        return watch(
+            windows=new_windows,
+            on_window=on_window,
+            pruned=lambda: cut_short(windows(), "pruned", clearly_slower(windows())),
+            stop=stop,
+            timed_out=lambda: cut_short(windows(), "pruned", why),
+            wait=lambda: time.sleep(self.poll_s),
+            started=time.monotonic(),
+            timeout_s=timeout_s,
+            ready=reported,
+        )
+
+    def drift(self, k: int) -> Drift | None:
         """Once the run settled by order ``k`` says its data wait rose for good, what it
         measured; None once the training ends first (or Ctrl-C reached it)."""
         paths = [adapt_drift_path(self._rank(r), k) for r in range(self.world)]
         while True:
             for rank, path in enumerate(paths):  # any rank's rise: the job waits for it
                 try:
-                    found: dict[str, Any] = json.loads(path.read_text("utf-8"))
+                    found = Drift.from_json(path.read_text("utf-8"))
                 except (FileNotFoundError, json.JSONDecodeError):
                     continue
-                return {**found, "rank": rank}
+                return replace(found, rank=rank)
             if self.ended or self.interrupted:
                 return None
             # Nothing waits on this but the run's end: a slower poll than a segment's.

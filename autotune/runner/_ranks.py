@@ -24,6 +24,7 @@ from autotune.contract import (
     FAILED_STATUSES,
     RANK_DIR_ENV,
     ProbeResult,
+    RankFigures,
     TrialConfig,
 )
 from autotune.runner._base import Target, WindowCallback
@@ -109,15 +110,15 @@ def merge_rank_results(
     if not results:
         return ProbeResult(status="crashed", reason="no rank started")
     per_rank = [
-        {
-            "rank": r,
-            "status": res.status,
-            "reason": res.reason,
-            "samples_per_s": res.samples_per_s,
-            "windows": list(res.windows),
-            "step_p50_s": res.step_p50_s,
-            "exit_code": res.exit_code,
-        }
+        RankFigures(
+            rank=r,
+            status=res.status,
+            reason=res.reason,
+            samples_per_s=res.samples_per_s,
+            windows=list(res.windows),
+            step_p50_s=res.step_p50_s,
+            exit_code=res.exit_code,
+        )
         for r, res in enumerate(results)
     ]
     order = first_failing(results, failed_at=failed_at, first_seen=first_failed)

@@ -6,11 +6,18 @@ any such object back (a key it lacks takes its default): studies outlive release
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
 from autotune.answer import Diagnosis
-from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings, by_worker_count
+from autotune.contract import (
+    LoaderConfig,
+    MeasuredLoader,
+    ProbeResult,
+    ProbeSettings,
+    by_worker_count,
+)
 
 T = TypeVar("T")
 
@@ -202,6 +209,16 @@ class TrialRecord:
         return float(value) if value is not None else None
 
     @property
+    def samples_per_s(self) -> float | None:
+        value = (self.result or {}).get("samples_per_s")
+        return float(value) if value is not None else None
+
+    def stored(self, names: Iterable[str]) -> dict[str, Any]:
+        """The result's fields ``names`` as stored (JSON values; None where absent): for a
+        mirror that copies them as they are, typed or not."""
+        return {name: (self.result or {}).get(name) for name in names}
+
+    @property
     def windows(self) -> list[float]:
         return [float(w) for w in (self.result or {}).get("windows") or []]
 
@@ -211,9 +228,8 @@ class TrialRecord:
         return float((self.result or {}).get("wall_s") or 0.0)
 
     @property
-    def measured_loader(self) -> dict[str, Any] | None:
-        loader = (self.result or {}).get("measured_loader")
-        return dict(loader) if loader else None
+    def measured_loader(self) -> MeasuredLoader | None:
+        return MeasuredLoader.from_dict((self.result or {}).get("measured_loader"))
 
     @classmethod
     def of_result(cls, result: ProbeResult, role: Role) -> TrialRecord:

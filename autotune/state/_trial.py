@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
+from datetime import datetime
 from typing import Any
 
 import optuna
@@ -44,9 +45,13 @@ def new_trial(
     params: dict[str, Any],
     distributions: dict[str, Any],
     intermediate_values: dict[int, float],
+    *,
+    started: datetime | None = None,
 ) -> FrozenTrial:
-    """A trial measured outside ``study.ask`` (the baseline), ready for ``study.add_trial``."""
-    return optuna.trial.create_trial(
+    """A trial measured outside ``study.ask`` (the baseline), ready for ``study.add_trial``.
+    ``started``: when its measurement began (else now, when it is made): a live run's
+    segments are drawn over time from it."""
+    trial = optuna.trial.create_trial(
         state=state,
         value=value,
         params=params,
@@ -54,6 +59,9 @@ def new_trial(
         user_attrs=attrs_of(record),
         intermediate_values=intermediate_values,
     )
+    if started is not None:
+        trial.datetime_start = started
+    return trial
 
 
 def write(trial: optuna.Trial, record: TrialRecord) -> None:

@@ -49,6 +49,8 @@ _TRIAL_DETAIL = tuple(
     for c in trials.columns
     if c.name not in ("id", "study_id", "optuna_trial_id", "source_hash")
 )
+# Read from a trial's columns rather than copied: every shape of a trial carries them.
+_TRIAL_DERIVED = ("rank_rates",)
 
 
 class NotFoundError(LookupError):
@@ -154,8 +156,24 @@ def get_study(conn: Connection, name: str) -> dict[str, Any]:
     )
 
 
+def _rank_rates(ranks: Any) -> list[dict[str, Any]] | None:
+    """Each rank's status and samples/s, from the figures a multi-rank trial keeps per rank:
+    what a list of segments needs, without every rank's windows."""
+    if not ranks:
+        return None
+    return [
+        {
+            "rank": r.get("rank", i),
+            "status": r.get("status"),
+            "samples_per_s": r.get("samples_per_s"),
+        }
+        for i, r in enumerate(ranks)
+        if isinstance(r, dict)
+    ]
+
+
 def _trial_item(row: Row[Any], keys: tuple[str, ...] = _TRIAL_ITEM) -> dict[str, Any]:
-    return {k: getattr(row, k) for k in keys}
+    return {k: getattr(row, k) for k in keys} | {"rank_rates": _rank_rates(row.ranks)}
 
 
 def list_trials(

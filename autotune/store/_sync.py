@@ -107,8 +107,7 @@ def _failure_class(trial: FrozenTrial) -> str | None:
 
 def _trial_row(trial: FrozenTrial) -> dict[str, Any]:
     record = state.record_of(trial)
-    result = record.result or {}
-    row: dict[str, Any] = {k: result.get(k) for k in RESULT_COLUMNS}
+    row: dict[str, Any] = record.stored(RESULT_COLUMNS)
     row.update(
         number=trial.number,
         optuna_trial_id=state.optuna_trial_id(trial),
@@ -119,7 +118,7 @@ def _trial_row(trial: FrozenTrial) -> dict[str, Any]:
         failure_class=_failure_class(trial),
         config=record.config.to_dict(),
         script_config=record.script_config.to_dict(),
-        samples_per_s=trial.value if trial.value is not None else result.get("samples_per_s"),
+        samples_per_s=trial.value if trial.value is not None else record.samples_per_s,
         partial=record.partial,
         duplicate_of=record.duplicate_of,
         output_tail=record.output_tail,

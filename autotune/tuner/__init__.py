@@ -10,6 +10,8 @@ from autotune.tuner.evidence import (
     trial_result,
 )
 from autotune.tuner.loop import (
+    LIVE_ROLES,
+    REOPENED,
     Adapted,
     NullReporter,
     Opened,
@@ -32,6 +34,8 @@ from autotune.tuner.loop import (
 from autotune.tuner.policy import SearchSpace, Seed, seed_workers
 
 __all__ = [
+    "LIVE_ROLES",
+    "REOPENED",
     "Adapted",
     "Bottleneck",
     "Diagnosis",

@@ -22,6 +22,7 @@ from autotune import state
 from autotune.store import sync_study
 from autotune.tuner import summarize
 from tests.conftest import only_study_name
+from tests.store.factory import LIVE_SEGMENT_S, close_storages, live_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -177,6 +178,7 @@ def test_study_page_charts_card_and_table(server: str, probed: tuple[str, str], 
         study["ceiling_samples_per_s"] is not None
     )
     assert page.tab.locator("#trials tbody tr").count() == len(trials)
+    assert page.tab.is_hidden("#segments")  # a probe's study is no live run
 
     best = json.loads(_autotune("best", name, "--json", "--storage", url).stdout)
     shown = {
@@ -326,4 +328,44 @@ def test_trial_page_draws_gpu_utilisation_and_memory_over_time(
     assert page.tab.is_visible("#gpu")
     assert page.points("chart-gpu") == {"utilisation %": 40, "memory GB": 40}
     assert "NVIDIA H100" in page.tab.inner_text("#gpu-table")
+    assert page.errors == []
+
+
+# Markup to Plotly, to HTML and to rich: each must come out as these very characters.
+WHY = 'reopened: the data wait rose from 1.2 to 11.4 ms a batch <b>x</b> [red] &amp; "q"'
+
+
+def test_a_live_run_s_segments_are_drawn_over_time_with_the_reopening_marked(
+    server: str, probed: tuple[str, str], page: Page
+):
+    url, _ = probed
+    study = live_study(url, "live-run", why=WHY)
+    sync_study(url, study, summarize(study, url))
+    close_storages()
+    page.open(f"{server}/studies/live-run")
+    assert page.tab.is_visible("#segments")
+    assert page.points("chart-segments") == {"samples/s": 5, "failed": 0}
+    drawn = page.tab.evaluate(
+        "() => { const gd = document.getElementById('chart-segments');"
+        " return {x: gd.data[0].x, y: gd.data[0].y, text: gd.data[0].text,"
+        " shapes: gd.layout.shapes.map(s => s.x0)}; }"
+    )
+    # Each segment where it started, at the job's rate, labelled with its settings.
+    assert drawn["x"] == [k * LIVE_SEGMENT_S for k in range(5)]
+    items = _api(server, "/studies/live-run/trials")["items"]
+    assert drawn["y"] == [t["samples_per_s"] for t in items]
+    assert drawn["text"][0] == "workers=0"
+    assert drawn["text"][2] == "workers=4 prefetch=2"
+    # One reopening (its two segments are one search), marked where it started.
+    assert drawn["shapes"] == [3 * LIVE_SEGMENT_S]
+    marked = page.tab.locator("#chart-segments .annotation-text").all_text_contents()
+    assert marked == [WHY]  # the run's own figures, as text
+    # The hover of a segment of two ranks: each rank's rate (rank 1 lags).
+    page.tab.evaluate(
+        "() => Plotly.Fx.hover(document.getElementById('chart-segments'),"
+        " [{curveNumber: 0, pointNumber: 3}])"
+    )
+    hover = page.tab.text_content("#chart-segments .hoverlayer") or ""
+    assert "rank 0: 500 samples/s" in hover and "rank 1: 450 samples/s" in hover
+    assert WHY in hover
     assert page.errors == []

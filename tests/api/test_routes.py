@@ -201,3 +201,14 @@ def test_a_live_run_s_segments_are_listed_in_order_with_the_reopenings_marked(
     assert items[0]["started_at"] <= items[2]["started_at"]  # over time, in order
     detail = client.get(f"{V1}/studies/live/trials/2").json()
     assert [r["rank"] for r in detail["ranks"]] == [0, 1]  # each rank's figures, per segment
+    # The list carries each rank's rate too (the dashboard's segment chart shows them).
+    assert items[2]["rank_rates"] == [
+        {"rank": 0, "status": None, "samples_per_s": 150.0},
+        {"rank": 1, "status": None, "samples_per_s": 160.0},
+    ]
+    assert detail["rank_rates"] == items[2]["rank_rates"]
+
+
+def test_a_single_process_trial_has_no_rank_rates(client: TestClient) -> None:
+    items = client.get(f"{V1}/studies/alpha/trials").json()["items"]
+    assert items and all(i["rank_rates"] is None for i in items)

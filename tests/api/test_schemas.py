@@ -8,12 +8,12 @@ from dataclasses import fields
 from api.schemas import Host, StudyDetail, TrialDetail, TrialItem
 from autotune.answer import Answer
 from autotune.hardware import HOST_FIELDS
-from autotune.store._queries import _TRIAL_DETAIL, _TRIAL_ITEM
+from autotune.store._queries import _TRIAL_DERIVED, _TRIAL_DETAIL, _TRIAL_ITEM
 
 
 def test_trial_shapes_match_the_store() -> None:
-    assert set(TrialItem.model_fields) == set(_TRIAL_ITEM)
-    assert set(TrialDetail.model_fields) == set(_TRIAL_DETAIL) | {"windows"}
+    assert set(TrialItem.model_fields) == set(_TRIAL_ITEM) | set(_TRIAL_DERIVED)
+    assert set(TrialDetail.model_fields) == set(_TRIAL_DETAIL) | set(_TRIAL_DERIVED) | {"windows"}
 
 
 def test_host_shape_matches_the_hardware_fingerprint() -> None:

@@ -41,7 +41,13 @@ def test_two_ranks_through_the_cli(tmp_path: Path) -> None:
     assert summary["measured_loader"]["dataset"] == "Slow"
     assert summary["measured_loader"]["batch_size"] == 8
     assert summary["baseline"]["config"]["num_workers"] == 0
-    assert summary["recommended"]["samples_per_s"] > summary["baseline"]["samples_per_s"]
+    # Faster than as written; unless other processes' load moved between the baseline and the
+    # trials on a busy machine, and the answer says it could not compare them (like with like).
+    if summary["interference"]["comparison"] is None:
+        gain = summary["recommended"]["samples_per_s"] / summary["baseline"]["samples_per_s"]
+        assert gain > 1, (summary, probed.stderr)
+    else:
+        assert summary["speedup"] is None, summary
     assert "2 ranks each" in probed.stderr
     # The whole training with the recommendation, ranks started as the study measured them.
     ran = _cli(

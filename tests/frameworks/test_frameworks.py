@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
+from autotune.contract import LoaderConfig, MeasuredLoader, ProbeResult, TrialConfig
 from autotune.runner import SubprocessRunner, Target, merge_rank_results
 from tests.conftest import FAST, MARK_ENV, SCRIPTS, assert_no_orphans, probe
 
@@ -38,13 +38,13 @@ def test_lightning_measures_the_train_loader_not_the_sanity_check(tmp_path: Path
         str(FRAMEWORKS / "lightning_train.py"), "--report", str(report), loader=TUNED, timeout_s=90
     )
     assert res.status == "ok", res.reason + res.stderr_tail
-    assert res.measured_loader == {
-        "loader": "DataLoader",
-        "dataset": "SlowTrain",
-        "batch_size": 8,
-        "framework": "lightning",
-        "built_by": "Trainer.fit",  # train_dataloader() runs inside it
-    }
+    assert res.measured_loader == MeasuredLoader(
+        loader="DataLoader",
+        dataset="SlowTrain",
+        batch_size=8,
+        framework="lightning",
+        built_by="Trainer.fit",  # train_dataloader() runs inside it
+    )
     assert res.script_config.batch_size == 8 and res.script_config.num_workers == 0
     assert res.batch_size == 16
     # Settings on the train loader only; the val loader (batch 4) keeps its own.
@@ -82,13 +82,13 @@ def test_hf_trainer_measures_the_train_loader_not_eval(tmp_path: Path) -> None:
         str(FRAMEWORKS / "hf_trainer.py"), "--report", str(report), loader=TUNED, timeout_s=90
     )
     assert res.status == "ok", res.reason + res.stderr_tail
-    assert res.measured_loader == {
-        "loader": "DataLoader",
-        "dataset": "SlowText",
-        "batch_size": 8,
-        "framework": "transformers",
-        "built_by": "Recording.train",  # the script's own subclass of the Trainer
-    }
+    assert res.measured_loader == MeasuredLoader(
+        loader="DataLoader",
+        dataset="SlowText",
+        batch_size=8,
+        framework="transformers",
+        built_by="Recording.train",  # the script's own subclass of the Trainer
+    )
     assert res.applied_config.num_workers == 1
     assert res.batch_size == 8  # Accelerate's batch_sampler owns the size: not applied
     seen = json.loads(report.read_text())  # eval ran every 5 steps, before the choice too
@@ -99,14 +99,14 @@ def test_hf_trainer_measures_the_train_loader_not_eval(tmp_path: Path) -> None:
 def test_two_ranks_sum_their_throughput_and_leave_nothing() -> None:
     res = ranks_probe()
     assert res.status == "ok", res.reason + res.stderr_tail
-    assert res.ranks is not None and [r["status"] for r in res.ranks] == ["ok", "ok"]
-    per_rank = [r["samples_per_s"] for r in res.ranks]
+    assert res.ranks is not None and [r.status for r in res.ranks] == ["ok", "ok"]
+    per_rank = [r.samples_per_s for r in res.ranks]
     assert res.windows == [
-        pytest.approx(a + b) for a, b in zip(*(r["windows"] for r in res.ranks), strict=False)
+        pytest.approx(a + b) for a, b in zip(*(r.windows for r in res.ranks), strict=False)
     ]
     assert res.samples_per_s is not None and res.samples_per_s > max(per_rank)
     assert res.applied_config.num_workers == 1
-    assert res.measured_loader is not None and res.measured_loader["dataset"] == "Slow"
+    assert res.measured_loader is not None and res.measured_loader.dataset == "Slow"
 
 
 @pytest.mark.slow
@@ -143,7 +143,7 @@ def test_merge_sums_rates_and_keeps_the_slowest_rank() -> None:
     assert job.samples_per_s == pytest.approx(20.5)
     assert job.step_p50_s == 0.2
     assert (job.batches, job.samples) == (20, 160)
-    assert job.ranks is not None and [r["rank"] for r in job.ranks] == [0, 1]
+    assert job.ranks is not None and [r.rank for r in job.ranks] == [0, 1]
 
 
 def test_merge_takes_the_other_ranks_out_of_each_ranks_interference() -> None:

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from autotune.contract import LoaderConfig
-from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans, probe
+from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 
 LIBRARIES = SCRIPTS / "libraries"
 # The quickest probe that still seeds and measures tuned settings. Four workers at most: they
@@ -124,11 +123,32 @@ def test_a_library_loader_is_probed_and_never_broken(lib: Library, tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_fastai_loader_is_named_not_taken_for_no_loader() -> None:
-    # fastai's DataLoader hands a stand-in to torch's iterators: torch's loading machinery
-    # runs, so "no DataLoader" would be untrue; the settings cannot be applied there.
+def test_fastai_loader_is_measured_and_tuned_where_it_keeps_its_settings(tmp_path: Path) -> None:
+    # fastai's DataLoader hands a stand-in to torch's iterators (no torch DataLoader at all):
+    # its settings are written on the stand-in, and 3 ms samples want tens of workers.
     pytest.importorskip("fastai.data.all", reason="fastai: see docs/frameworks.md to install")
-    res = probe(str(LIBRARIES / "fastai_train.py"), loader=LoaderConfig(num_workers=1))
-    assert res.status == "not_applied", res.reason + res.stderr_tail
-    assert "torch iterates fastai.data.load._FakeLoader from " in res.reason
-    assert "TfmdDL.__iter__" in res.reason and "dataloaders(..., num_workers=" in res.reason
+    mark, url = uuid.uuid4().hex, f"sqlite:///{tmp_path / 'autotune.db'}"
+    command = [
+        sys.executable, "-m", "autotune.cli", "probe", str(LIBRARIES / "fastai_train.py"),
+        "--trials", "4", "--json", "--storage", url, "--study", "s",
+        "--warmup", "0.2", "--window", "0.5", "--windows", "3", "--trial-timeout", "90",
+    ]  # fmt: skip
+    proc = subprocess.run(
+        command, env={**os.environ, MARK_ENV: mark}, capture_output=True, text=True, timeout=600
+    )
+    assert_no_orphans(mark)
+    assert proc.returncode == 0, proc.stderr
+    summary: dict[str, Any] = json.loads(proc.stdout)
+    assert not [f for f in summary["failures"] if f["status"] in BROKEN], proc.stderr
+    assert summary["measured_loader"]["loader"] == "TfmdDL", summary["measured_loader"]
+    assert summary["measured_loader"]["framework"] == "fastai"
+    assert summary["recommended"]["config"]["num_workers"] >= 10, proc.stderr
+    assert summary["speedup"] >= 3, proc.stderr
+    # Its own terms: fastai's dataloaders() arguments, with no prefetch_factor to set.
+    best = [sys.executable, "-m", "autotune.cli", "best", "s", "--storage", url]
+    snippet = subprocess.run(
+        [*best, "--format", "python"], capture_output=True, text=True, timeout=120
+    )
+    assert snippet.returncode == 0, snippet.stderr
+    assert "dls = dblock.dataloaders(source, num_workers=" in snippet.stdout, snippet.stdout
+    assert "DataLoader(" not in snippet.stdout and "prefetch" not in snippet.stdout

@@ -34,7 +34,7 @@ def test_a_peer_lost_error_is_a_consequence_even_when_it_was_recorded_first() ->
     job = merge_rank_results(ranks, first_failed=0, failed_at=[10.000, 10.022])
     assert job.status == "crashed"
     assert job.reason == f"rank 1: {OWN} (failed first); rank 0: {GLOO} (a consequence)"
-    assert job.ranks is not None and [r["reason"] for r in job.ranks] == [GLOO, OWN]
+    assert job.ranks is not None and [r.reason for r in job.ranks] == [GLOO, OWN]
 
 
 def test_between_errors_of_their_own_the_earlier_recorded_is_first() -> None:
@@ -92,13 +92,11 @@ def test_a_real_two_rank_probe_names_the_rank_whose_worker_failed() -> None:
     assert res.reason.startswith(f"rank 1: {OWN}"), res.reason
     assert res.ranks is not None
     rank0 = res.ranks[0]
-    if rank0["status"] == "interrupted":  # stopped by the runner before it failed
+    if rank0.status == "interrupted":  # stopped by the runner before it failed
         assert res.reason == f"rank 1: {OWN}"
     else:
-        assert peer_lost(rank0["reason"]), rank0
-        assert (
-            res.reason == f"rank 1: {OWN} (failed first); rank 0: {rank0['reason']} (a consequence)"
-        )
+        assert peer_lost(rank0.reason), rank0
+        assert res.reason == f"rank 1: {OWN} (failed first); rank 0: {rank0.reason} (a consequence)"
 
 
 @pytest.mark.slow

@@ -48,6 +48,15 @@ def _expected(name: str) -> dict[str, Any]:
     return dict(answers[name])
 
 
+def _without_built_by(answer: dict[str, Any], said: dict[str, Any]) -> dict[str, Any]:
+    """``answer`` less the measured loader's ``built_by`` where the release said none: a key
+    added since (the measured loader is typed now), null for these plain scripts."""
+    loader, old = answer.get("measured_loader"), said.get("measured_loader")
+    if loader and old is not None and "built_by" not in old:
+        assert loader.pop("built_by") is None
+    return answer
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_an_old_study_gives_the_answer_it_gave(
     storage: optuna.storages.RDBStorage, name: str
@@ -58,7 +67,7 @@ def test_an_old_study_gives_the_answer_it_gave(
     # Keys are only ever added: what the release said is said the same, word for word.
     said = got.get("interference") or {}
     added = {k: said.pop(k) for k in ("condition", "comparison") if k in said}
-    assert got == expected
+    assert _without_built_by(got, expected) == expected
     if said:
         # Each of these studies compared like with like: the speedup it stated stands.
         assert added["comparison"] is None and added["condition"]["kind"] in (
@@ -67,7 +76,7 @@ def test_an_old_study_gives_the_answer_it_gave(
             "changing",
         )
     # And the stored answer reads back into the same typed value, with the same snippet.
-    assert Answer.from_dict(expected).to_dict() == expected
+    assert _without_built_by(Answer.from_dict(expected).to_dict(), expected) == expected
     snippets = json.loads((FROZEN / "snippets_0.1.0.json").read_text(encoding="utf-8"))
     assert Answer.from_dict(expected).snippet() == snippets[name]
 

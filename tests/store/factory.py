@@ -7,6 +7,7 @@ import random
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 import optuna
@@ -149,6 +150,71 @@ def make_study(
     assert diagnosis is not None
     if finished:
         state.save_stop(study, "no gain in 4 trials", diagnosis)
+    return study
+
+
+LIVE_START = datetime(2026, 1, 1, 12, 0, 0)
+LIVE_SEGMENT_S = 10.0  # each segment of live_study starts this long after the one before
+
+
+def live_study(
+    storage: str | optuna.storages.BaseStorage,
+    name: str,
+    *,
+    why: str,
+    world: int = 2,
+    script: str = "/home/me/train.py",
+) -> optuna.Study:
+    """A live run's study as `autotune run --adapt --nproc-per-node 2` records it: the
+    script's own settings (segment 0), the search's segments, then one reopened search
+    (reason ``why``) of two segments, the second with a reason of its own after "; ".
+    Each rank measures each segment; segment k started ``k * LIVE_SEGMENT_S`` after the first."""
+    from dataclasses import replace
+
+    from autotune.runner import merge_rank_results
+
+    if isinstance(storage, str):
+        storage = storage_for(storage)
+    study = optuna.create_study(storage=storage, study_name=name, direction="maximize")
+    state.identify(study, state.Identity(script=script, hardware=hardware()))
+    segments = [
+        ("baseline", 0, ""),
+        ("adapt", 2, ""),
+        ("adapt", 4, ""),
+        ("reopened", 4, why),
+        ("reopened", 8, f"{why}; the run ended during this segment"),
+    ]
+    for k, (role, workers, reason) in enumerate(segments):
+        config = LoaderConfig(num_workers=workers, prefetch_factor=2 if workers else None)
+        ranks = []
+        for rank in range(world):
+            rate = 100.0 * (1 + workers) * (1 - 0.1 * rank)  # rank 1 lags: its rate shows it
+            ranks.append(
+                ProbeResult(
+                    status="ok",
+                    samples_per_s=rate,
+                    windows=[rate, rate],
+                    applied_config=config,
+                    wait_per_batch_s=0.01 / (1 + workers),
+                    compute_per_batch_s=0.005,
+                    data_wait_fraction=0.5 / (1 + workers),
+                )
+            )
+        result = merge_rank_results(ranks) if world > 1 else ranks[0]
+        # The job's rate as a live run states it: the slowest rank's times the ranks.
+        result.samples_per_s = world * min(r.samples_per_s or 0.0 for r in ranks)
+        record = replace(state.TrialRecord.of_result(result, role), reason=reason or None)
+        study.add_trial(
+            state.new_trial(
+                record,
+                optuna.trial.TrialState.COMPLETE,
+                result.samples_per_s,
+                {"num_workers": workers},
+                {"num_workers": IntDistribution(0, 32)},
+                dict(enumerate(result.windows)),
+                started=LIVE_START + timedelta(seconds=k * LIVE_SEGMENT_S),
+            )
+        )
     return study
 
 

@@ -3,7 +3,6 @@ chosen, settings applied or switched in place, batches copied ahead on side stre
 
 from autotune.probe.loader._apply import apply_config, script_config
 from autotune.probe.loader._audition import Delivery
-from autotune.probe.loader._foreign import ForeignLoader, ForeignLoaderWatch
 from autotune.probe.loader._iterators import (
     EndedIterator,
     ReplayIterator,
@@ -11,6 +10,7 @@ from autotune.probe.loader._iterators import (
     epoch_length,
 )
 from autotune.probe.loader._patch import LoaderPatch, SettingsRefused
+from autotune.probe.loader._standin import ForeignLoader
 from autotune.probe.loader._streams import CopyStats, StreamPrefetcher, make_streams
 from autotune.probe.loader._switch import (
     KEYS,
@@ -25,7 +25,6 @@ __all__ = [
     "Delivery",
     "EndedIterator",
     "ForeignLoader",
-    "ForeignLoaderWatch",
     "LoaderPatch",
     "ReplayIterator",
     "Settings",

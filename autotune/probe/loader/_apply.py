@@ -16,6 +16,7 @@ from typing import Any
 from torch.utils.data import BatchSampler, DataLoader
 
 from autotune.contract import LoaderConfig
+from autotune.probe.loader._marks import APPLIED_ATTR, OWNER_ATTR
 
 
 def script_config(arguments: dict[str, Any]) -> LoaderConfig:
@@ -79,6 +80,19 @@ def _plain_batch_sampler(loader: Any) -> bool:
     return type(sampler) is BatchSampler and sampler.sampler is loader.__dict__.get("sampler")
 
 
+def _worker_values(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The worker settings as ``DataLoader.__init__`` leaves them for these arguments."""
+    workers = int(arguments.get("num_workers") or 0)
+    prefetch = arguments.get("prefetch_factor")
+    return {
+        "num_workers": workers,
+        "prefetch_factor": (2 if prefetch is None else int(prefetch)) if workers > 0 else None,
+        "pin_memory": bool(arguments.get("pin_memory")),
+        "persistent_workers": bool(arguments.get("persistent_workers")) and workers > 0,
+        "timeout": (arguments.get("timeout") or 0) if workers > 0 else 0,
+    }
+
+
 def write_settings(
     loader: DataLoader[Any], arguments: dict[str, Any]
 ) -> tuple[dict[str, Any], str]:
@@ -87,21 +101,14 @@ def write_settings(
     Returns the arguments as applied and, when part of them could not be applied safely,
     why (empty otherwise). ``DataLoader.__setattr__`` refuses some of these writes after
     ``__init__``, for users' sake; ``object.__setattr__`` does what ``__init__`` does."""
+    if not isinstance(loader, DataLoader):
+        return _write_on_stand_in(loader, arguments)
     applied = dict(arguments)
-    workers = int(arguments.get("num_workers") or 0)
-    prefetch = arguments.get("prefetch_factor")
-    values = {
-        "num_workers": workers,
-        "prefetch_factor": (2 if prefetch is None else int(prefetch)) if workers > 0 else None,
-        "pin_memory": bool(arguments.get("pin_memory")),
-        "persistent_workers": bool(arguments.get("persistent_workers")) and workers > 0,
-        "timeout": (arguments.get("timeout") or 0) if workers > 0 else 0,
-    }
-    for name, value in values.items():
+    for name, value in _worker_values(arguments).items():
         object.__setattr__(loader, name, value)
     # Through its property: torch turns a start-method name into a context and checks it.
     loader.multiprocessing_context = (
-        arguments.get("multiprocessing_context") if workers > 0 else None
+        arguments.get("multiprocessing_context") if arguments.get("num_workers") else None
     )
     # A persistent iterator started with other settings would be reused as it is.
     if loader.__dict__.get("_iterator") is not None:
@@ -126,3 +133,42 @@ def write_settings(
                 "batch size cannot be changed safely; the script's own was kept"
             )
     return applied, refused
+
+
+def _write_on_stand_in(loader: Any, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A stand-in torch iterates in place of a DataLoader (``_standin.py``): each setting is
+    written where it keeps it. One it takes from its class is fixed by its library (fastai's
+    ``prefetch_factor``), which offers the user no way to set it: left as it is, and said."""
+    applied = dict(arguments)
+    own = vars(loader)
+    fixed: list[str] = []
+    for name, value in _worker_values(arguments).items():
+        if name in own:
+            object.__setattr__(loader, name, value)
+            continue
+        kept = getattr(loader, name, None)
+        applied[name] = kept
+        if value is not None and value != kept:
+            fixed.append(f"{name}={value}")
+    # The code that iterates the stand-in may keep its own copy of pin_memory: fastai's
+    # DataLoader turns pinned batches (lists) back into tuples by its own flag.
+    owner = own.get(OWNER_ATTR)
+    if owner is not None and isinstance(vars(owner).get("pin_memory"), bool):
+        object.__setattr__(owner, "pin_memory", bool(own.get("pin_memory")))
+    size = arguments.get("batch_size")
+    if size is not None:
+        applied["batch_size"] = None
+        fixed.append(f"batch_size={size}")
+    if not fixed:
+        return applied, ""
+    name = type(owner if owner is not None else loader).__name__
+    return applied, (
+        f"{', '.join(fixed)} not applied: {name} loads through torch's iterators with a "
+        "stand-in loader that does not keep these settings as its own; they were kept"
+    )
+
+
+def original(loader: Any) -> dict[str, Any]:
+    """The script's own settings, before any trial's were written (``_marks.APPLIED_ATTR``)."""
+    kept = loader.__dict__.get(APPLIED_ATTR)
+    return kept if kept is not None else settings_of(loader)

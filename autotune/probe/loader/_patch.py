@@ -40,31 +40,47 @@ from typing import TYPE_CHECKING, Any
 
 from torch.utils.data import DataLoader
 
-from autotune.contract import LoaderConfig
+from autotune.contract import LoaderConfig, MeasuredLoader
 from autotune.probe.loader._apply import (
     apply_config,
     batch_size_of,
+    original,
     script_config,
     settings_of,
     write_settings,
 )
 from autotune.probe.loader._audition import Audition, Delivery
+from autotune.probe.loader._classes import (
+    ORIG_GET_ITERATOR,
+    ORIG_INIT,
+    ORIG_ITER,
+    outer_class,
+    segment_loader,
+    subclasses,
+)
+from autotune.probe.loader._marks import (
+    APPLIED_ATTR,
+    BUILT_ATTR,
+    BY_ATTR,
+    NOT_APPLIED_ATTR,
+    OWNER_ATTR,
+    RAW_ATTR,
+    SITE_ATTR,
+    SWITCH_ATTR,
+    mark_built,
+)
 from autotune.probe.loader._site import call_site, framework_of, in_framework_eval, library_on_stack
+from autotune.probe.loader._standin import (
+    ForeignLoader,
+    StandInHook,
+    describe,
+    tunable,
+)
 from autotune.probe.loader._switch import SwitchableLoader
 
 if TYPE_CHECKING:
     from autotune.probe.measure import RankSync
 
-_ORIG_INIT = DataLoader.__init__
-_ORIG_ITER = DataLoader.__iter__
-_ORIG_GET_ITERATOR = DataLoader._get_iterator
-_BUILT_ATTR = "_autotune_built"  # built while the patch was installed
-_SITE_ATTR = "_autotune_site"
-_BY_ATTR = "_autotune_by"  # the library code that built it, if any (_site.Evidence)
-_APPLIED_ATTR = "_autotune_applied"
-_RAW_ATTR = "_autotune_raw"  # the loader's newest torch iterator
-_NOT_APPLIED_ATTR = "_autotune_not_applied"
-_SWITCH_ATTR = "_autotune_switch"  # mode "adapt": the loader's SwitchableLoader
 
 # The measured iterator, when its iteration started, and what it delivered before it was chosen.
 Wrap = Callable[[Iterator[Any], float, Sequence[Delivery]], Iterator[Any]]
@@ -76,38 +92,6 @@ class SettingsRefused(BaseException):
 
     A ``BaseException`` so that the script's ``except Exception:`` does not take it for its
     own failure; the probe reports it as ``not_applied``, never as the script crashing."""
-
-
-def _segment_loader(dataset: Any, **kwargs: Any) -> DataLoader[Any]:
-    """A switchable's own loader for one segment: never a candidate, never counted."""
-    loader: DataLoader[Any] = DataLoader.__new__(DataLoader)
-    _ORIG_INIT(loader, dataset, **kwargs)
-    return loader
-
-
-def _subclasses(cls: type) -> list[type]:
-    found: list[type] = []
-    subs: list[type] = cls.__subclasses__()
-    for sub in subs:
-        found.append(sub)
-        found.extend(_subclasses(sub))
-    return found
-
-
-def _outer_class(cls: type) -> type | None:
-    """The most derived class of ``cls`` (below DataLoader) that defines ``__iter__``."""
-    for klass in cls.__mro__:
-        if klass is DataLoader:
-            return None
-        if "__iter__" in klass.__dict__:
-            return klass
-    return None
-
-
-def _original(loader: Any) -> dict[str, Any]:
-    """The script's own settings, before any trial settings were applied."""
-    original = loader.__dict__.get(_APPLIED_ATTR)
-    return original if original is not None else settings_of(loader)
 
 
 class LoaderPatch:
@@ -131,7 +115,7 @@ class LoaderPatch:
         self._ranks = ranks
         self.script_config: LoaderConfig | None = None
         self.applied_config: LoaderConfig | None = None
-        self.measured_loader: dict[str, Any] | None = None
+        self.measured_loader: MeasuredLoader | None = None
         # The loader whose iteration is being wrapped for the meter (read by ``wrap``).
         self.current_loader: Any = None
         self.time_to_first_batch_s: float | None = None
@@ -151,15 +135,20 @@ class LoaderPatch:
         self._owns: dict[tuple[type, str], Any] = {}
         self._had_init_subclass = False
         self._orig_init_subclass: Any = None
+        # Loaders torch iterates through a stand-in (fastai's); a live run switches only
+        # DataLoaders, so there they are left as the script built them.
+        self._stand_ins = None if switchable else StandInHook(self._stand_in)
 
     @property
     def last_iterator(self) -> Iterator[Any] | None:
         """The measured loader's newest torch iterator (its workers, its dataset)."""
         loader = self.current_loader
+        if self._stand_ins is not None and OWNER_ATTR in getattr(loader, "__dict__", {}):
+            return self._stand_ins.last()
         if loader is None:
             return self._last_raw
         # A class with its own _get_iterator keeps its persistent one where torch does.
-        for raw in (loader.__dict__.get(_RAW_ATTR), loader.__dict__.get("_iterator")):
+        for raw in (loader.__dict__.get(RAW_ATTR), loader.__dict__.get("_iterator")):
             if raw is not None:
                 return raw  # type: ignore[no-any-return]
         return self._last_raw
@@ -168,17 +157,17 @@ class LoaderPatch:
         patch = self
 
         def __init__(loader: Any, *args: Any, **kwargs: Any) -> None:
-            _ORIG_INIT(loader, *args, **kwargs)
+            ORIG_INIT(loader, *args, **kwargs)
             patch._built(loader)
 
         def __iter__(loader: Any) -> Any:
-            if _outer_class(type(loader)) is not None:
+            if outer_class(type(loader)) is not None:
                 return patch._inner(loader)
-            return patch._iter(loader, _ORIG_ITER)
+            return patch._iter(loader, ORIG_ITER)
 
         def _get_iterator(loader: Any) -> Any:
-            it = _ORIG_GET_ITERATOR(loader)
-            loader.__dict__[_RAW_ATTR] = it
+            it = ORIG_GET_ITERATOR(loader)
+            loader.__dict__[RAW_ATTR] = it
             return it
 
         def __init_subclass__(cls: Any, **kwargs: Any) -> None:
@@ -190,16 +179,20 @@ class LoaderPatch:
         self._had_init_subclass = "__init_subclass__" in DataLoader.__dict__
         self._orig_init_subclass = DataLoader.__dict__.get("__init_subclass__")
         DataLoader.__init_subclass__ = classmethod(__init_subclass__)  # type: ignore[assignment,arg-type]
-        for cls in _subclasses(DataLoader):
+        for cls in subclasses(DataLoader):
             self._wrap_class(cls)
         DataLoader.__init__ = __init__  # type: ignore[method-assign,assignment]
         DataLoader.__iter__ = __iter__  # type: ignore[method-assign]
         DataLoader._get_iterator = _get_iterator  # type: ignore[method-assign,assignment]
+        if self._stand_ins is not None:
+            self._stand_ins.install()
 
     def uninstall(self) -> None:
-        DataLoader.__init__ = _ORIG_INIT  # type: ignore[method-assign]
-        DataLoader.__iter__ = _ORIG_ITER  # type: ignore[method-assign]
-        DataLoader._get_iterator = _ORIG_GET_ITERATOR  # type: ignore[method-assign]
+        if self._stand_ins is not None:
+            self._stand_ins.uninstall()
+        DataLoader.__init__ = ORIG_INIT  # type: ignore[method-assign]
+        DataLoader.__iter__ = ORIG_ITER  # type: ignore[method-assign]
+        DataLoader._get_iterator = ORIG_GET_ITERATOR  # type: ignore[method-assign]
         if self._had_init_subclass:
             DataLoader.__init_subclass__ = self._orig_init_subclass  # type: ignore[assignment]
         elif "__init_subclass__" in DataLoader.__dict__:
@@ -210,11 +203,22 @@ class LoaderPatch:
 
     def _built(self, loader: Any) -> None:
         """A loader finished its outermost ``__init__``: mark it ours, once."""
-        if _BUILT_ATTR not in loader.__dict__:
-            loader.__dict__[_BUILT_ATTR] = True
-            loader.__dict__[_SITE_ATTR] = call_site(loader)
-            loader.__dict__[_BY_ATTR] = library_on_stack()
+        if BUILT_ATTR not in loader.__dict__:
+            mark_built(loader, call_site(loader), library_on_stack())
             self.loaders_built += 1
+
+    def _stand_in(self, loader: Any, owner: Any, caller: str, start: IterFn) -> Any:
+        """torch iterates ``loader``, not a DataLoader, for ``owner``'s code: it is a loader
+        like any other, its settings kept on itself (``_standin.py``)."""
+        if BUILT_ATTR not in loader.__dict__:
+            if not tunable(loader):
+                if self._decided():
+                    return start(loader)  # not the measured loader: as the script has it
+                raise ForeignLoader(describe(loader, owner, caller))
+            mark_built(loader, None, library_on_stack(), owner)
+            self.loaders_built += 1
+
+        return self._iter(loader, start)
 
     def _wrap_class(self, cls: type) -> None:
         """Measure a library subclass at its own ``__iter__`` (what the script consumes), and
@@ -244,7 +248,7 @@ class LoaderPatch:
         @functools.wraps(own)
         def __iter__(loader: Any) -> Any:
             # A subclass of ``klass`` with its own __iter__ calling super(): measured there.
-            if _BUILT_ATTR not in loader.__dict__ or _outer_class(type(loader)) is not klass:
+            if BUILT_ATTR not in loader.__dict__ or outer_class(type(loader)) is not klass:
                 return own(loader)
             return patch._iter(loader, own)
 
@@ -252,10 +256,10 @@ class LoaderPatch:
 
     # --- choosing ---------------------------------------------------------------------------
     def _key(self, loader: Any) -> tuple[Any, ...] | None:
-        site = loader.__dict__.get(_SITE_ATTR)
+        site = loader.__dict__.get(SITE_ATTR)
         if site is None:
             return None
-        return (site, type(loader.dataset), batch_size_of(_original(loader)))
+        return (site, type(loader.dataset), batch_size_of(original(loader)))
 
     def _decided(self) -> bool:
         return self._chosen_key is not None or self._chosen_dataset is not None
@@ -266,7 +270,7 @@ class LoaderPatch:
         if not self._decided():
             return False
         if loader.dataset is self._chosen_dataset:
-            return batch_size_of(_original(loader)) == self._chosen_batch_size
+            return batch_size_of(original(loader)) == self._chosen_batch_size
         return self._chosen_key is not None and self._key(loader) == self._chosen_key
 
     def _choose(self, loader: Any, t0: float, t_first: float | None, batches: int) -> None:
@@ -275,42 +279,43 @@ class LoaderPatch:
         for audition in auditions:
             audition.closed = True  # no other iteration can be chosen now
         arguments = settings_of(loader)
-        original = _original(loader)
+        own = original(loader)
         self._chosen.add(loader)
         self._chosen_dataset = loader.dataset
-        self._chosen_batch_size = batch_size_of(original)
+        self._chosen_batch_size = batch_size_of(own)
         self._chosen_key = self._key(loader)
-        self.script_config = script_config(original)
+        self.script_config = script_config(own)
         self.applied_config = script_config(arguments)
-        self.not_applied = loader.__dict__.get(_NOT_APPLIED_ATTR, "")
+        self.not_applied = loader.__dict__.get(NOT_APPLIED_ATTR, "")
         if t_first is not None:
             self.time_to_first_batch_s = t_first - t0
         # Called inside the chosen iteration's __next__: the stack holds whoever iterates it.
-        evidence = framework_of(loader, loader.__dict__.get(_BY_ATTR), library_on_stack())
-        self.measured_loader = {
-            "loader": type(loader).__name__,
-            "dataset": type(loader.dataset).__name__,
-            "batch_size": batch_size_of(original),
-            "framework": evidence[0] if evidence else None,
-            "built_by": evidence[1] if evidence else None,
-        }
+        shown = loader.__dict__.get(OWNER_ATTR) or loader  # a stand-in's owner is what users see
+        evidence = framework_of(shown, loader.__dict__.get(BY_ATTR), library_on_stack())
+        self.measured_loader = MeasuredLoader(
+            loader=type(shown).__name__,
+            dataset=type(getattr(shown, "dataset", loader.dataset)).__name__,
+            batch_size=batch_size_of(own),
+            framework=evidence[0] if evidence else None,
+            built_by=evidence[1] if evidence else None,
+        )
         for audition in auditions:
             self._give_back(audition.loader)
 
     def _give_back(self, loader: Any) -> None:
         if loader in self._chosen:
             return
-        original = loader.__dict__.pop(_APPLIED_ATTR, None)
-        if original is not None:
-            write_settings(loader, original)
+        kept = loader.__dict__.pop(APPLIED_ATTR, None)
+        if kept is not None:
+            write_settings(loader, kept)
 
     def _inner(self, loader: Any) -> Any:
         """``DataLoader.__iter__`` called from a subclass's own ``__iter__`` or ``__init__``:
         the trial's settings apply (unless another loader was chosen), but the batches are
         timed where the script consumes them, at the subclass's ``__iter__``."""
         if (
-            _BUILT_ATTR in loader.__dict__
-            and _APPLIED_ATTR not in loader.__dict__
+            BUILT_ATTR in loader.__dict__
+            and APPLIED_ATTR not in loader.__dict__
             and (self._is_chosen(loader) or not self._decided())
             and not in_framework_eval()
         ):
@@ -321,36 +326,36 @@ class LoaderPatch:
 
     def _torch_iter(self, loader: Any) -> Any:
         """torch's own iteration of ``loader``; in mode "adapt", through its switchable."""
-        if not self._switchable or _BUILT_ATTR not in loader.__dict__:
-            return _ORIG_ITER(loader)
-        switch = loader.__dict__.get(_SWITCH_ATTR)
+        if not self._switchable or BUILT_ATTR not in loader.__dict__:
+            return ORIG_ITER(loader)
+        switch = loader.__dict__.get(SWITCH_ATTR)
         if switch is None:
-            switch = loader.__dict__[_SWITCH_ATTR] = SwitchableLoader(
+            switch = loader.__dict__[SWITCH_ATTR] = SwitchableLoader(
                 loader,
-                factory=_segment_loader,
+                factory=segment_loader,
                 first_batch_timeout_s=self._first_batch_timeout_s,
-                own=_original(loader),
+                own=original(loader),
             )
         return iter(switch)
 
     def switchable_of(self, loader: Any) -> SwitchableLoader | None:
         """Mode "adapt": the switchable that loads ``loader``'s batches, once it iterated."""
-        return None if loader is None else loader.__dict__.get(_SWITCH_ATTR)
+        return None if loader is None else loader.__dict__.get(SWITCH_ATTR)
 
     def _iter(self, loader: Any, own: IterFn) -> Any:
         self.loaders_iterated += 1
-        if _BUILT_ATTR not in loader.__dict__:
+        if BUILT_ATTR not in loader.__dict__:
             return own(loader)
         chosen = self._is_chosen(loader)
         if not chosen and self._decided():
             return own(loader)  # the choice is made: every other loader is the script's
         if not chosen and in_framework_eval():
             return own(loader)
-        if _APPLIED_ATTR not in loader.__dict__:
+        if APPLIED_ATTR not in loader.__dict__:
             self._reconfigure(loader)
         t0 = perf_counter()
-        it = self._torch_iter(loader) if own is _ORIG_ITER else own(loader)
-        if own is _ORIG_ITER:
+        it = self._torch_iter(loader) if own is ORIG_ITER else own(loader)
+        if own is ORIG_ITER:
             self._last_raw = it
         if chosen:
             self._chosen.add(loader)
@@ -372,7 +377,7 @@ class LoaderPatch:
         arguments = settings_of(loader)
         new = apply_config(arguments, self.config)
         # The script's own settings, to give back if this loader is not the one measured.
-        loader.__dict__[_APPLIED_ATTR] = arguments
+        loader.__dict__[APPLIED_ATTR] = arguments
         refused = ""
         if new != arguments:
             try:
@@ -390,4 +395,4 @@ class LoaderPatch:
                 f"from its own batch sampler ({sampler}); the script's batches were kept"
             )
         if refused:
-            loader.__dict__[_NOT_APPLIED_ATTR] = refused
+            loader.__dict__[NOT_APPLIED_ATTR] = refused

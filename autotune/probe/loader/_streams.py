@@ -16,11 +16,12 @@ from __future__ import annotations
 import copy
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
 
+from autotune.contract import GpuReading
 from autotune.probe.measure import NvtxRanges
 
 # torch.cuda's Stream and Event constructors carry no annotations; mypy strict refuses them.
@@ -84,14 +85,15 @@ class CopyStats:
             self.batches += 1
         self._pending.clear()
 
-    def summary(self) -> dict[str, Any]:
-        hidden = 1.0 - self.exposed_s / self.copy_s if self.copy_s > 0 else None
-        return {
-            "h2d_copy_s": self.copy_s if self.batches else None,
-            "h2d_exposed_s": self.exposed_s if self.batches else None,
-            "h2d_hidden_fraction": hidden,
-            "h2d_batches": self.batches,
-        }
+    def onto(self, reading: GpuReading) -> GpuReading:
+        """``reading`` with these copies' figures."""
+        return replace(
+            reading,
+            h2d_copy_s=self.copy_s if self.batches else None,
+            h2d_exposed_s=self.exposed_s if self.batches else None,
+            h2d_hidden_fraction=1.0 - self.exposed_s / self.copy_s if self.copy_s > 0 else None,
+            h2d_batches=self.batches,
+        )
 
 
 @dataclass

@@ -16,6 +16,8 @@ import sys
 import threading
 from typing import Any
 
+from autotune.contract import GpuReading
+
 
 def cuda_sync() -> None:
     """Wait for queued CUDA work, where this process has a CUDA context (never makes one)."""
@@ -100,6 +102,10 @@ class GpuSampler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._cuda = False
+
+    def reading(self) -> GpuReading:
+        """The fields as the result's typed GPU part (the notes copied, not shared)."""
+        return GpuReading.from_dict(self.fields) or GpuReading()
 
     def note(self, text: str) -> None:
         if text not in self.fields["notes"]:

@@ -33,12 +33,12 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from time import perf_counter
-from typing import Any
 
 import psutil
 
 from autotune.contract import ProbeSettings
 from autotune.probe.machine import OutsideCpu
+from autotune.probe.measure._figures import MeterFigures
 from autotune.probe.measure._fit import fitted_window_s, warmup_over
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
@@ -360,40 +360,41 @@ class Meter:
         elapsed = self._last_batch_t - t
         return (self.samples - samples) / elapsed if elapsed > 0 else None
 
-    def summary(self) -> dict[str, Any]:
+    def figures(self) -> MeterFigures:
         """The measured figures; partial when the script ended before the last window."""
         known = [c for c in self.interference if c is not None]
-        out: dict[str, Any] = {
-            "windows": list(self.windows),
-            # A figure for every window, or none at all (a reading failed).
-            "interference_cores": known if len(known) == len(self.windows) else [],
-            "batches": self.batches,
-            "samples": self.samples,
-        }
-        if self.started_at is not None and self.first_batch_at is not None:
-            out["time_to_first_batch_s"] = self.first_batch_at - self.started_at
-        if self.measure_start is not None and self.started_at is not None:
-            out["steady_state"] = self.steady_state
-            out["warmup_s_used"] = self.measure_start - self.started_at
-            out["epoch_windows"] = self.epoch_windows
-        if self.windows:
-            out["samples_per_s"] = statistics.median(self.windows)
-        if self.steps:
-            out["step_p50_s"] = _quantile(self.steps, 0.5)
-            out["step_p95_s"] = _quantile(self.steps, 0.95)
+        started, begun, first = self.started_at, self.measure_start, self.first_batch_at
+        warm = begun is not None and started is not None
         end = self.measure_end if self.measure_end is not None else self._last_t
-        if self.measure_start is not None and end is not None and end > self.measure_start:
-            wall = end - self.measure_start
-            out["measured_wall_s"] = wall
-            out["epoch_starts"] = self.epoch_starts
-            out["startup_fraction"] = min(1.0, self.startup_s / wall)
-            out["data_wait_fraction"] = min(1.0, self.measured_wait / wall)
-            if self.measured_batches:
-                out["wait_per_batch_s"] = self.measured_wait / self.measured_batches
-                out["compute_per_batch_s"] = max(
-                    0.0, (wall - self.measured_wait) / self.measured_batches
-                )
-                if not self.windows and self.measured_samples:
-                    # Ended inside the first window: report what there was, flagged by status.
-                    out["samples_per_s"] = self.measured_samples / wall
-        return out
+        wall = end - begun if begun is not None and end is not None and end > begun else None
+        batches = self.measured_batches if wall is not None else 0
+        rate = statistics.median(self.windows) if self.windows else None
+        if rate is None and wall is not None and batches and self.measured_samples:
+            # Ended inside the first window: report what there was, flagged by status.
+            rate = self.measured_samples / wall
+        return MeterFigures(
+            windows=list(self.windows),
+            # A figure for every window, or none at all (a reading failed).
+            interference_cores=known if len(known) == len(self.windows) else [],
+            batches=self.batches,
+            samples=self.samples,
+            time_to_first_batch_s=(
+                first - started if started is not None and first is not None else None
+            ),
+            steady_state=self.steady_state if warm else None,
+            warmup_s_used=begun - started if begun is not None and started is not None else None,
+            epoch_windows=self.epoch_windows if warm else False,
+            samples_per_s=rate,
+            step_p50_s=_quantile(self.steps, 0.5) if self.steps else None,
+            step_p95_s=_quantile(self.steps, 0.95) if self.steps else None,
+            measured_wall_s=wall,
+            epoch_starts=self.epoch_starts if wall is not None else 0,
+            startup_fraction=min(1.0, self.startup_s / wall) if wall is not None else None,
+            data_wait_fraction=min(1.0, self.measured_wait / wall) if wall is not None else None,
+            wait_per_batch_s=self.measured_wait / batches if batches else None,
+            compute_per_batch_s=(
+                max(0.0, (wall - self.measured_wait) / batches)
+                if wall is not None and batches
+                else None
+            ),
+        )

@@ -114,7 +114,7 @@ def _drain(loader: DataLoader[Any], settings: ProbeSettings) -> float | None:
         shutdown = getattr(it, "_shutdown_workers", None)
         if shutdown is not None:
             shutdown()
-    return meter.summary().get("samples_per_s")
+    return meter.figures().samples_per_s
 
 
 def measure_transport(it: Any, settings: ProbeSettings) -> TransportResult:

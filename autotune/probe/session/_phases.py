@@ -237,12 +237,12 @@ class ComputeCeilingPhase(BatchPhase):
     def report(self, res: ProbeResult) -> None:
         if self._lead:
             return  # its meter's figures are the main fields already
-        summary = self.meter.summary()
+        figures = self.meter.figures()
         res.ceiling_status = self.status
-        res.ceiling_windows = summary["windows"]
-        res.ceiling_interference_cores = summary["interference_cores"]
+        res.ceiling_windows = figures.windows
+        res.ceiling_interference_cores = figures.interference_cores
         if self.status == "ok":
-            res.ceiling_samples_per_s = summary.get("samples_per_s")
+            res.ceiling_samples_per_s = figures.samples_per_s
         if self._tail:
             res.ceiling_windows = [self._tail]
             res.ceiling_interference_cores = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from time import perf_counter
 from typing import Protocol
 
@@ -57,8 +58,7 @@ def build_result(session: Measured, status: Status, reason: str = "") -> ProbeRe
     res = ProbeResult(status=status, reason=reason)
     lead = session.lead
     if lead is not None:
-        for key, value in lead.meter.summary().items():
-            setattr(res, key, value)
+        lead.meter.figures().fill(res)
     res.script_config = session.patch.script_config or LoaderConfig()
     res.applied_config = session.patch.applied_config or LoaderConfig()
     res.applied_config = LoaderConfig(
@@ -76,10 +76,9 @@ def build_result(session: Measured, status: Status, reason: str = "") -> ProbeRe
     res.peak_rss_bytes = session.sampler.peak_host_mem or None
     for phase in session.phases:
         phase.report(res)
-    gpu = {**session.gpu.fields, "notes": list(session.gpu.fields["notes"])}
-    gpu["num_streams"] = session.streams_applied
+    gpu = replace(session.gpu.reading(), num_streams=session.streams_applied)
     if session.copy_stats is not None and session.streams_applied:
-        gpu.update(session.copy_stats.summary())
+        gpu = session.copy_stats.onto(gpu)
     res.gpu = gpu
     # Which loader was measured; its first batch, timed before it was chosen.
     res.measured_loader = session.patch.measured_loader

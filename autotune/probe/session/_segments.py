@@ -24,16 +24,18 @@ such a run, reporting in its own folder and reading the job's orders.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from autotune.contract import (
     AdaptOrder,
+    Drift,
     LoaderConfig,
+    LoaderFound,
     ProbeResult,
     Status,
     TrialConfig,
@@ -52,8 +54,9 @@ from autotune.probe.loader import (
     SwitchableLoader,
     normalized,
 )
+from autotune.probe.machine import OutsideCpu
 from autotune.probe.measure import Meter, count_samples
-from autotune.probe.session._drift import Drift, DriftWatch
+from autotune.probe.session._drift import DriftWatch
 from autotune.probe.session._progress import progress_writer
 
 if TYPE_CHECKING:
@@ -118,14 +121,15 @@ class Adapter:
 
     def _found(self, switch: SwitchableLoader | None) -> None:
         """The training loader is known: tell the search whether and when it can switch."""
-        found: dict[str, Any] = {"switchable": switch is not None, "why": ""}
-        found["mid_epoch"] = switch is not None and switch.mid_epoch
+        found = LoaderFound(switchable=True, mid_epoch=switch is not None and switch.mid_epoch)
         if switch is None:
-            found["why"] = (
-                f"{type(self._patch.current_loader).__name__} does not iterate through "
-                "torch's DataLoader.__iter__: its settings cannot be switched mid-run"
+            found = LoaderFound(
+                switchable=False,
+                mid_epoch=False,
+                why=f"{type(self._patch.current_loader).__name__} does not iterate through "
+                "torch's DataLoader.__iter__: its settings cannot be switched mid-run",
             )
-        write_whole(adapt_loader_path(self._dir), json.dumps(found))
+        write_whole(adapt_loader_path(self._dir), found.to_json())
 
     def batch(self, t0: float, t1: float, n: int, t_iter: float | None) -> None:
         drift = self._drift
@@ -166,8 +170,7 @@ class Adapter:
         meter, self.meter = self.meter, None
         res = ProbeResult(status=status, reason=reason)
         if meter is not None:
-            for key, value in meter.summary().items():
-                setattr(res, key, value)
+            meter.figures().fill(res)
         script = self._script_config()
         res.script_config = script
         res.applied_config = LoaderConfig(
@@ -178,7 +181,7 @@ class Adapter:
             res.time_to_first_batch_s = self._patch.time_to_first_batch_s  # before the choice
         loader = self._patch.measured_loader
         if loader is not None:
-            res.measured_loader = {**loader, "switched_at": self._switched_at}
+            res.measured_loader = replace(loader, switched_at=self._switched_at)
         res.write(adapt_segment_path(self._dir, self.k))
         self.segments_reported += 1
 
@@ -250,7 +253,7 @@ class Adapter:
             self._sampling = False
             if self._switch is not None and self._switch.mid_epoch:  # else: never reopened
                 window = max(2 * self._settings.window_s, DRIFT_WINDOW_MIN_S)
-                self._drift = DriftWatch(window, perf_counter())
+                self._drift = DriftWatch(window, perf_counter(), OutsideCpu())
         else:
             self.meter = self._new_meter()
 
@@ -268,7 +271,7 @@ class Adapter:
         """The data wait rose for good: say so, and follow the search's orders again."""
         self._drift = None
         self.settled = False  # polls every POLL_S again, as during the first search
-        write_whole(adapt_drift_path(self._dir, self.k), json.dumps(drift.to_dict()))
+        write_whole(adapt_drift_path(self._dir, self.k), drift.to_json())
 
     def finish(self, failed: tuple[Status, str] | None = None) -> None:
         """The script ended: the segment it ended inside reports what it has; ``failed``:

@@ -30,7 +30,6 @@ from autotune.probe.loader import (
     Delivery,
     EndedIterator,
     ForeignLoader,
-    ForeignLoaderWatch,
     LoaderPatch,
     SettingsRefused,
     StreamPrefetcher,
@@ -74,7 +73,6 @@ class ProbeSession:
         self.watch = NoLoaderWatch(
             lambda: self.patch.loaders_iterated, lambda: self.patch.loaders_built
         )
-        self.foreign = ForeignLoaderWatch(lambda: self.patch.measured_loader is not None)
         self.script_batches: int | None = None
         self.phases: list[BasePhase] = phases_for(config.mode, self, multi_rank=ranks is not None)
         first = self.phases[0] if self.phases else None
@@ -272,7 +270,6 @@ class ProbeSession:
         lead = self.lead
         if lead is not None:
             self.watch.install()
-            self.foreign.install()
             lead.begin()
         exit_code = 0
         status: Status = "ok"
@@ -302,7 +299,6 @@ class ProbeSession:
             status, reason = failure.from_exception(exc, self.streams_applied)
         finally:
             self.watch.uninstall()
-            self.foreign.uninstall()
             self.patch.uninstall()
             self.sampler.stop()
             self.gpu.stop()

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import optuna
 from optuna.trial import TrialState
 
 from autotune import state
 from autotune.answer import Answer, Baseline, Counts, Failure, Recommended
-from autotune.contract import CEILING_GAP
+from autotune.contract import CEILING_GAP, MeasuredLoader
 from autotune.state import StudyState, baseline_of, counted, record_of
 from autotune.tuner.evidence._ceiling import bound_for, ceiling_rate, missing, transport_rate
 from autotune.tuner.evidence._load import account
@@ -33,7 +31,7 @@ def recommended_trial(
     return None
 
 
-def _measured_loader(trial: optuna.trial.FrozenTrial | None) -> dict[str, Any] | None:
+def _measured_loader(trial: optuna.trial.FrozenTrial | None) -> MeasuredLoader | None:
     if trial is None:
         return None
     return record_of(trial).measured_loader
@@ -80,7 +78,7 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         hardware=identity.hardware,
         nproc_per_node=ranks,
         measured_loader=measured_loader,
-        framework=(measured_loader or {}).get("framework"),
+        framework=measured_loader.framework if measured_loader else None,
         recommended=None
         if best is None
         else Recommended(best.number, trial_config(best).to_dict(), best_rate, interval),

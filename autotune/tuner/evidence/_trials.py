@@ -7,6 +7,7 @@ Confirmation re-measurements are kept on the study (``state.Confirmation``), not
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from optuna.trial import FrozenTrial, TrialState
@@ -55,9 +56,38 @@ def best_usable(trials: Iterable[FrozenTrial]) -> FrozenTrial | None:
     return max((t for t in trials if usable(t)), key=lambda t: t.value or 0.0, default=None)
 
 
+# The loader's own settings, which a loader may keep whatever a trial asks.
+_KEPT_BY_LOADER = ("prefetch_factor", "pin_memory", "persistent_workers", "batch_size")
+
+
+def kept_by_loader(trials: Iterable[FrozenTrial]) -> dict[str, Any]:
+    """Settings the measured loader keeps whatever a trial asks, with the value it kept: read
+    from trials that asked otherwise and were told so (``not_applied``: fastai's loader fixes
+    prefetch_factor in its class; a custom batch sampler fixes the batch size)."""
+    kept: dict[str, Any] = {}
+    for t in trials:
+        result = trial_result(t)
+        if result is None or not result.not_applied or not t.params:
+            continue
+        asked = LoaderConfig.from_dict(t.params)
+        for name in _KEPT_BY_LOADER:
+            want, got = getattr(asked, name), getattr(result.applied_config, name)
+            if want is not None and got != want:
+                kept[name] = got
+    return kept
+
+
+def _as_loaded(config: LoaderConfig, kept: dict[str, Any]) -> LoaderConfig:
+    """``config`` as the loader would load it: what it keeps replaces what was asked."""
+    fixed = {name: value for name, value in kept.items() if getattr(config, name) is not None}
+    return replace(config, **fixed) if fixed else config
+
+
 def duplicate_of(trials: Sequence[FrozenTrial], config: LoaderConfig) -> int | None:
-    """The trial that already measured ``config`` (the baseline, for the script as written
-    asked for explicitly), or None."""
+    """The trial that already measured ``config`` as the loader would load it (the
+    baseline, for the script as written asked for explicitly), or None."""
+    kept = kept_by_loader(trials)
+    config = _as_loaded(config, kept)
     for t in trials:
         record = state.record_of(t)
         finished = t.state in (TrialState.COMPLETE, TrialState.FAIL) and record.measured
@@ -65,7 +95,7 @@ def duplicate_of(trials: Sequence[FrozenTrial], config: LoaderConfig) -> int | N
             # No window measured it: the script ended first (it is probed again, fitted).
             continue
         if record.role != "baseline":
-            if LoaderConfig.from_dict(t.params) == config:
+            if _as_loaded(LoaderConfig.from_dict(t.params), kept) == config:
                 return t.number
             continue
         # The script as written, asked for explicitly: the baseline's windows measured it.

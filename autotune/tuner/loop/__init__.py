@@ -1,6 +1,7 @@
 """The loop that runs a search: opening the study, the tuner, workers that share it, the live
 run's search, and what the loop is asked and reports."""
 
+from autotune.tuner.loop import _live_search, _reopen
 from autotune.tuner.loop._live_search import Adapted, adapt
 from autotune.tuner.loop._open import (
     Opened,
@@ -17,7 +18,13 @@ from autotune.tuner.loop._report import NullReporter, Reporter
 from autotune.tuner.loop._tuner import Tuner
 from autotune.tuner.loop._worker import load_options, save_options, work
 
+REOPENED = _reopen.ROLE
+# The roles of a live run's segments (`autotune run --adapt`): a study with any is a run's.
+LIVE_ROLES = frozenset({_live_search.ROLE, _reopen.ROLE})
+
 __all__ = [
+    "LIVE_ROLES",
+    "REOPENED",
     "Adapted",
     "NullReporter",
     "Opened",

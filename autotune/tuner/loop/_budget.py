@@ -8,7 +8,7 @@ from autotune.tuner.loop._options import TunerOptions
 
 def over_gpu_budget(result: ProbeResult, options: TunerOptions) -> float:
     limit = options.max_gpu_mem_bytes
-    peak = (result.gpu or {}).get("max_memory_allocated_bytes")
+    peak = result.gpu.max_memory_allocated_bytes if result.gpu else None
     return float(peak - limit) if limit and peak else 0.0
 
 

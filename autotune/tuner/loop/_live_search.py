@@ -95,9 +95,9 @@ class _Watch:
         if live.ended:
             return "the training ended during the search"
         loader = live.loader()
-        if loader is not None and not loader.get("switchable", True):
-            return f"the training loader cannot be switched: {loader.get('why')}"
-        if loader is not None and not loader.get("mid_epoch", True):
+        if loader is not None and not loader.switchable:
+            return f"the training loader cannot be switched: {loader.why}"
+        if loader is not None and not loader.mid_epoch:
             return ITERABLE
         baseline = baseline_of(self._study.get_trials(deepcopy=False))
         if baseline is not None and usable(baseline):

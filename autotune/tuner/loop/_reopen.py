@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from datetime import datetime
 
 import optuna
 from optuna.trial import TrialState
 
 from autotune import state
-from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
+from autotune.contract import Drift, LoaderConfig, ProbeResult, TrialConfig
 from autotune.runner import LiveRunner
 from autotune.tuner.loop._options import TunerOptions
 from autotune.tuner.policy import SearchSpace
@@ -48,7 +48,7 @@ def stay_tuned(
     """Until the training ends: each time the settled run reports a rise in its data wait,
     search again from ``settled`` and settle anew. Returns how many times it reopened."""
     loader = runner.live.loader()
-    if loader is None or not loader.get("switchable") or not loader.get("mid_epoch"):
+    if loader is None or not loader.switchable or not loader.mid_epoch:
         return 0  # settled for the reason the first search stopped: nothing to reopen
     space = SearchSpace.for_machine(cpu_count, cuda=False, max_workers=options.max_workers)
     reopened = 0
@@ -75,11 +75,17 @@ def stay_tuned(
     return reopened
 
 
-def _why(drift: dict[str, Any]) -> str:
-    ref, now = drift.get("reference_wait_per_batch_s", 0.0), drift.get("wait_per_batch_s", 0.0)
+def _why(drift: Drift) -> str:
+    if drift.cores_then is not None and drift.cores_now is not None:
+        return (
+            f"reopened: the load beside the run ended (other processes used "
+            f"{drift.cores_then:.1f} cores when it settled, {drift.cores_now:.1f} for "
+            f"{drift.windows} windows in a row)"
+        )
+    ref, now = drift.reference_wait_per_batch_s, drift.wait_per_batch_s
     return (
         f"reopened: the data wait rose from {ref * 1000:.1f} to {now * 1000:.1f} ms a batch "
-        f"for {drift.get('windows', 0)} windows in a row"
+        f"for {drift.windows} windows in a row"
     )
 
 
@@ -130,6 +136,8 @@ def _segment(
 ) -> ProbeResult:
     """One reopened segment, measured in full (no pruning: the study's other segments ran
     under other conditions) and recorded as a trial of the study."""
+    # Recorded once measured, so its start is taken here: the segments are shown over time.
+    started = datetime.now()
     result = runner.run(
         runner.live.target,
         TrialConfig(loader=config, settings=options.settings),
@@ -149,6 +157,7 @@ def _segment(
             params,
             space.distributions(params),
             dict(enumerate(result.windows)),
+            started=started,
         )
     )
     return result

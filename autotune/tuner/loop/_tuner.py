@@ -209,6 +209,9 @@ class Tuner:
         reason: str | None = None
         while reason is None:
             with gate.turn() as may_start:
+                # A killed run's trial is still RUNNING: failed (and queued again) before the
+                # stop rules count it, or a restart could stop with it never retried.
+                fail_stale_trials(self.study)
                 self._check_ceiling()
                 reason = self._stop(space)
                 if reason is None and may_start:

@@ -30,7 +30,7 @@ def test_the_timed_iterator_ends_the_script_once_its_meter_is_done() -> None:
             assert batch.shape == (4, 3)  # the script gets the loader's own batches
             served += 1
     assert meter.done and 0 < served < len(batches)
-    assert meter.summary()["samples_per_s"] > 0
+    assert meter.figures().samples_per_s > 0
 
 
 def test_a_next_phase_takes_over_from_the_batch_after_the_last_window() -> None:

@@ -6,10 +6,11 @@ import pytest
 import torch
 from torch.utils.data import BatchSampler, DataLoader, SequentialSampler, TensorDataset
 
-from autotune.contract import LoaderConfig
+from autotune.contract import LoaderConfig, MeasuredLoader
 from autotune.probe import apply_config, script_config
 from autotune.probe.loader._audition import CHOOSE_AFTER
-from autotune.probe.loader._patch import _ORIG_INIT, _ORIG_ITER, LoaderPatch
+from autotune.probe.loader._classes import ORIG_INIT, ORIG_ITER
+from autotune.probe.loader._patch import LoaderPatch
 
 DATA = TensorDataset(torch.arange(64.0))
 
@@ -114,20 +115,20 @@ def test_first_iterated_loader_is_reconfigured_others_keep_their_own() -> None:
         assert measured.tag == "sub" and measured.batch_size == 16
         assert patch.script_config is not None and patch.script_config.batch_size == 4
         assert patch.applied_config is not None and patch.applied_config.batch_size == 16
-        assert patch.measured_loader == {
-            "loader": "Sub",
-            "dataset": "TensorDataset",
-            "batch_size": 4,
+        assert patch.measured_loader == MeasuredLoader(
+            loader="Sub",
+            dataset="TensorDataset",
+            batch_size=4,
             # Built and iterated by no library's code, whatever this process imported (the
             # framework tests import Lightning): the script's own DataLoader(...) call.
-            "framework": None,
-            "built_by": None,
-        }
+            framework=None,
+            built_by=None,
+        )
         assert len(seen) == 1
     finally:
         patch.uninstall()
-    assert DataLoader.__init__ is _ORIG_INIT
-    assert DataLoader.__iter__ is _ORIG_ITER
+    assert DataLoader.__init__ is ORIG_INIT
+    assert DataLoader.__iter__ is ORIG_ITER
 
 
 def test_uninstall_restores_even_when_the_script_raises() -> None:
@@ -138,7 +139,7 @@ def test_uninstall_restores_even_when_the_script_raises() -> None:
             raise RuntimeError("script failed")
         finally:
             patch.uninstall()
-    assert DataLoader.__iter__ is _ORIG_ITER
+    assert DataLoader.__iter__ is ORIG_ITER
 
 
 BIG = TensorDataset(torch.arange(640.0))
@@ -176,7 +177,7 @@ def test_a_short_first_iteration_is_not_the_training_loader() -> None:
         assert train.batch_size == 16
         assert patch.script_config is not None and patch.script_config.batch_size == 8
         assert patch.measured_loader is not None
-        assert patch.measured_loader["batch_size"] == 8
+        assert patch.measured_loader.batch_size == 8
     finally:
         patch.uninstall()
 

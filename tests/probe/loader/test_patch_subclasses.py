@@ -16,7 +16,8 @@ import torch
 from torch.utils.data import BatchSampler, DataLoader, TensorDataset
 
 from autotune.contract import LoaderConfig
-from autotune.probe.loader._patch import _ORIG_ITER, LoaderPatch
+from autotune.probe.loader._classes import ORIG_ITER
+from autotune.probe.loader._patch import LoaderPatch
 
 DATA = TensorDataset(torch.arange(96.0))
 EPOCH = 12  # 96 samples in batches of 8
@@ -102,11 +103,11 @@ def test_a_library_loader_keeps_its_epochs_and_gets_the_settings(cls: type) -> N
         # Timed once, where the script consumes it (not at the inner torch iterator too).
         assert rec.wrapped >= 1 and rec.batches == 3 * EPOCH - (patch.unmetered_batches)
         assert patch.measured_loader is not None
-        assert patch.measured_loader["loader"] == cls.__name__
+        assert patch.measured_loader.loader == cls.__name__
     finally:
         patch.uninstall()
     assert cls.__dict__["__iter__"].__name__ == "__iter__"
-    assert DataLoader.__iter__ is _ORIG_ITER
+    assert DataLoader.__iter__ is ORIG_ITER
     assert "__wrapped__" not in cls.__dict__["__iter__"].__dict__  # the class's own again
 
 
@@ -141,7 +142,7 @@ def test_a_batch_size_the_library_owns_is_kept_and_said() -> None:
         # Its batches come from its own sampler: no batch size of the script's to tune.
         assert patch.applied_config is not None and patch.applied_config.batch_size is None
         assert "batch_size=16 not applied" in patch.not_applied
-        assert patch.measured_loader is not None and patch.measured_loader["batch_size"] == 8
+        assert patch.measured_loader is not None and patch.measured_loader.batch_size == 8
     finally:
         patch.uninstall()
     # torch's own batch sampler is rebuilt with the new size.

@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from autotune.contract import LoaderConfig
+from autotune.contract import LoaderConfig, MeasuredLoader
 from autotune.probe.loader._patch import LoaderPatch
 from autotune.probe.loader._site import Evidence, framework_of, library_on_stack
 
@@ -23,7 +23,7 @@ def _in_module(module: str, source: str) -> Any:
     return scope
 
 
-def _measured(build: Any) -> dict[str, Any]:
+def _measured(build: Any) -> MeasuredLoader:
     patch = LoaderPatch(LoaderConfig(), lambda it, t0, delivered: it)
     patch.install()
     try:
@@ -39,7 +39,7 @@ def test_imports_are_not_evidence() -> None:
     # Lightning imported, a plain loop: the script's own DataLoader(...) is the place.
     pytest.importorskip("lightning.pytorch")
     seen = _measured(lambda: DataLoader(DATA, batch_size=8))
-    assert (seen["framework"], seen["built_by"]) == (None, None)
+    assert (seen.framework, seen.built_by) == (None, None)
 
 
 def test_the_library_that_built_the_loader_names_it_by_the_users_class() -> None:
@@ -52,7 +52,7 @@ def test_the_library_that_built_the_loader_names_it_by_the_users_class() -> None
         pass
 
     seen = _measured(lambda: MyNet().fit(lambda: DataLoader(DATA, batch_size=8)))
-    assert (seen["framework"], seen["built_by"]) == ("skorch", "MyNet.fit")
+    assert (seen.framework, seen.built_by) == ("skorch", "MyNet.fit")
 
 
 def test_the_outermost_library_names_the_place() -> None:

@@ -16,7 +16,7 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from autotune.contract import STREAMS_CPU_WORK, LoaderConfig, ProbeSettings
+from autotune.contract import STREAMS_CPU_WORK, GpuReading, LoaderConfig, ProbeSettings
 from autotune.probe.loader._streams import CopyStats, StreamPrefetcher, make_streams, map_tensors
 from autotune.probe.session._failure import cpu_work_on_batch, is_cuda_oom, is_oom
 from tests.conftest import EXAMPLES, probe
@@ -92,23 +92,18 @@ def test_copy_stats_split_hidden_from_exposed() -> None:
     # copy 40..50 ms queued behind others, consumer ready at 0: stall capped at the copy.
     stats.add(_FakeEvent(40), _FakeEvent(50), _FakeEvent(0))
     stats.fold()
-    s = stats.summary()
-    assert s["h2d_batches"] == 3
-    assert s["h2d_copy_s"] == pytest.approx(0.030)
-    assert s["h2d_exposed_s"] == pytest.approx(0.014)
-    assert s["h2d_hidden_fraction"] == pytest.approx(1 - 14 / 30)
+    s = stats.onto(GpuReading())
+    assert s.h2d_batches == 3
+    assert s.h2d_copy_s == pytest.approx(0.030)
+    assert s.h2d_exposed_s == pytest.approx(0.014)
+    assert s.h2d_hidden_fraction == pytest.approx(1 - 14 / 30)
 
 
 def test_copy_stats_ignore_batches_outside_measurement() -> None:
     stats = CopyStats(active=False)
     stats.add(_FakeEvent(0), _FakeEvent(10), _FakeEvent(20))
     stats.fold()
-    assert stats.summary() == {
-        "h2d_copy_s": None,
-        "h2d_exposed_s": None,
-        "h2d_hidden_fraction": None,
-        "h2d_batches": 0,
-    }
+    assert stats.onto(GpuReading()) == GpuReading(h2d_batches=0)
 
 
 # --- CPU: how failures are named ----------------------------------------------------------
@@ -148,11 +143,11 @@ def test_streams_without_cuda_are_a_noop_with_a_note() -> None:
     assert res.status == "ok", res.reason + res.stderr_tail
     assert res.applied_config.num_streams == 0
     assert res.gpu is not None
-    assert res.gpu["num_streams"] == 0
-    assert res.gpu["h2d_hidden_fraction"] is None
-    assert res.gpu["util_mean_pct"] is None
-    assert res.gpu["max_memory_allocated_bytes"] is None
-    assert any("num_streams=2 not applied" in n for n in res.gpu["notes"])
+    assert res.gpu.num_streams == 0
+    assert res.gpu.h2d_hidden_fraction is None
+    assert res.gpu.util_mean_pct is None
+    assert res.gpu.max_memory_allocated_bytes is None
+    assert any("num_streams=2 not applied" in n for n in res.gpu.notes)
 
 
 # --- GPU: the real prefetcher --------------------------------------------------------------
@@ -275,12 +270,10 @@ def test_gpu_probe_reports_copy_overlap_and_gpu_figures() -> None:
     )
     assert res.status == "ok", res.reason + res.stderr_tail
     assert res.applied_config.num_streams == 2
-    gpu = res.gpu or {}
-    assert gpu["h2d_batches"] > 0
-    assert gpu["h2d_copy_s"] > 0
-    assert 0.0 <= gpu["h2d_hidden_fraction"] <= 1.0
-    assert gpu["max_memory_allocated_bytes"] > 0
-    assert gpu["device_name"]
+    gpu = res.gpu
+    assert gpu is not None and gpu.h2d_batches and gpu.h2d_copy_s
+    assert gpu.h2d_hidden_fraction is not None and 0.0 <= gpu.h2d_hidden_fraction <= 1.0
+    assert gpu.max_memory_allocated_bytes and gpu.device_name
 
 
 @pytest.mark.gpu

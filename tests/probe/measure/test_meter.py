@@ -33,10 +33,10 @@ def test_windows_close_after_warmup(monkeypatch) -> None:  # type: ignore[no-unt
         meter.record(t, t + 0.1, 10)
         t += 0.5
     assert len(meter.windows) == 3 and done == [True]
-    summary = meter.summary()
-    assert summary["samples_per_s"] > 0
-    assert 0 < summary["data_wait_fraction"] <= 1
-    assert summary["step_p50_s"] > 0
+    figures = meter.figures()
+    assert figures.samples_per_s > 0
+    assert 0 < figures.data_wait_fraction <= 1
+    assert figures.step_p50_s > 0
 
 
 def _drive(monkeypatch, settings: ProbeSettings, gap: Callable[[float], float], workers: int):  # type: ignore[no-untyped-def]
@@ -61,9 +61,9 @@ def test_measuring_waits_for_the_ramp_to_end(monkeypatch) -> None:  # type: igno
     meter = _drive(monkeypatch, RAMP, lambda t: 0.1 / min(t, 10.0), workers=10)
     assert meter.steady_state is True
     assert 10.0 <= meter.measure_start <= 12.0  # type: ignore[operator]
-    summary = meter.summary()
-    assert summary["warmup_s_used"] == meter.measure_start
-    assert summary["time_to_first_batch_s"] == 2.0
+    figures = meter.figures()
+    assert figures.warmup_s_used == meter.measure_start
+    assert figures.time_to_first_batch_s == 2.0
 
 
 def test_a_steady_loader_starts_after_the_minimum(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -170,14 +170,14 @@ def test_short_epochs_are_measured_in_whole_epochs(monkeypatch) -> None:  # type
     assert meter.epoch_windows is True
     # The time windows it dropped never reached the progress file (the runner prunes on it).
     assert written == list(enumerate(meter.windows))
-    summary = meter.summary()
-    assert summary["epoch_windows"] is True
-    assert abs(summary["samples_per_s"] - long_run) / long_run < 0.02, summary["windows"]
+    figures = meter.figures()
+    assert figures.epoch_windows is True
+    assert abs(figures.samples_per_s - long_run) / long_run < 0.02, figures.windows
     # Without the epoch's length, 0.3 s windows mostly land inside bursts (400 samples/s)
     # and their median is far from what a long run sees.
-    blind = _bursty(monkeypatch, epoch_batches=None).summary()
-    assert blind["epoch_windows"] is False
-    assert blind["samples_per_s"] > 1.5 * long_run
+    blind = _bursty(monkeypatch, epoch_batches=None).figures()
+    assert blind.epoch_windows is False
+    assert blind.samples_per_s > 1.5 * long_run
 
 
 def test_long_epochs_keep_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -240,7 +240,7 @@ def test_interference_is_read_at_window_edges_only(monkeypatch) -> None:  # type
         meter.record(t, t + 0.1, 10)
         t += 0.5
     assert len(calls) == 4  # never per batch
-    assert meter.summary()["interference_cores"] == [0.1, 1.2, 0.0]
+    assert meter.figures().interference_cores == [0.1, 1.2, 0.0]
 
 
 def test_a_window_without_a_reading_leaves_none_at_all(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -253,4 +253,4 @@ def test_a_window_without_a_reading_leaves_none_at_all(monkeypatch) -> None:  # 
     while not meter.done:
         meter.record(t, t + 0.1, 10)
         t += 0.5
-    assert meter.summary()["interference_cores"] == []
+    assert meter.figures().interference_cores == []

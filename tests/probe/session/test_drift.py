@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from autotune.probe.session._drift import MIN_BATCHES, RISE, SUSTAIN, Drift, DriftWatch
+from autotune.contract import Drift
+from autotune.probe.session._drift import MIN_BATCHES, QUIET, RISE, SUSTAIN, DriftWatch
 
 
 def _feed(
@@ -69,3 +70,51 @@ def test_a_window_of_too_few_batches_is_extended() -> None:
     _feed(watch, 0.0, 1.0, step=0.5, wait=0.4)
     assert MIN_BATCHES > 2
     assert watch.n == 2  # the window's two batches are still counted, not averaged
+
+
+class _Load:
+    """The cores other processes used, as ``OutsideCpu`` reads them at each window's end."""
+
+    def __init__(self, cores: float | None) -> None:
+        self.cores = cores
+        self.reads = 0
+
+    def __call__(self) -> float | None:
+        self.reads += 1
+        return self.cores
+
+
+def test_a_run_settled_beside_a_load_that_ends_reopens_with_the_cores() -> None:
+    load = _Load(1.0)
+    watch = DriftWatch(1.0, 0.0, load)
+    now, found = _feed(watch, 0.0, 5.0, step=0.010, wait=0.001)
+    assert found == []
+    load.cores = QUIET / 2  # the other job ended; the run's own wait does not move
+    now, found = _feed(watch, now, SUSTAIN + 0.5, step=0.010, wait=0.001)
+    assert found, "the load ended for SUSTAIN windows and nothing was found"
+    assert found[0].cores_then == 1.0 and abs((found[0].cores_now or 0) - QUIET / 2) < 1e-9
+    assert found[0].windows == SUSTAIN
+    # One reading a window, never per batch.
+    assert load.reads <= 5 + SUSTAIN + 2
+
+
+def test_a_load_that_starts_flickers_or_was_never_there_reopens_nothing() -> None:
+    quiet = _Load(0.0)
+    watch = DriftWatch(1.0, 0.0, quiet)
+    now, found = _feed(watch, 0.0, 5.0, step=0.010, wait=0.001)
+    quiet.cores = 1.0  # a load starts: the wait tells whether it matters
+    now, more = _feed(watch, now, 10.0, step=0.010, wait=0.001)
+    assert found == [] and more == []
+    load = _Load(1.0)
+    watch = DriftWatch(1.0, 0.0, load)
+    now, found = _feed(watch, 0.0, 5.0, step=0.010, wait=0.001)
+    for _ in range(10):  # quiet for less than SUSTAIN windows at a time
+        load.cores = 0.0
+        now, calm = _feed(watch, now, 1.0, step=0.010, wait=0.001)
+        load.cores = 1.0
+        now, busy = _feed(watch, now, 1.0, step=0.010, wait=0.001)
+        found += calm + busy
+    assert found == []
+    unread = DriftWatch(1.0, 0.0, _Load(None))  # a machine whose load cannot be read
+    _, found = _feed(unread, 0.0, 20.0, step=0.010, wait=0.001)
+    assert found == []

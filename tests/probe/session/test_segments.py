@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.contract import AdaptOrder, LoaderConfig, ProbeResult, ProbeSettings
+from autotune.contract import AdaptOrder, LoaderConfig, LoaderFound, ProbeResult, ProbeSettings
 from autotune.runner import LiveRun, Target
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 
@@ -82,13 +82,13 @@ def test_switches_mid_epoch_keep_every_sample_in_order(
     orders = [workers(2), workers(3, prefetch=4), workers(0), workers(2, persistent=True)]
     segments, digest, loader = drive(args, orders, tmp_path, monkeypatch)
     assert digest == plain_digest(args)
-    assert loader == {"switchable": True, "mid_epoch": True, "why": ""}
+    assert loader == LoaderFound(switchable=True, mid_epoch=True)
     for segment, config in zip(segments, [LoaderConfig(num_workers=0), *orders[:-1]], strict=True):
         assert segment.status == "ok", segment.reason
         assert len(segment.windows) >= 2 and segment.samples_per_s, segment
         assert segment.applied_config.num_workers == config.num_workers
     # Each switch took over inside an epoch: nothing waited for an epoch's end.
-    starts = [s.measured_loader["switched_at"] for s in segments[1:] if s.measured_loader]
+    starts = [s.measured_loader.switched_at for s in segments[1:] if s.measured_loader]
     assert len(starts) == 3 and all(batch > 0 for _epoch, batch in starts), starts
     # Loading sleeps, so workers are faster: the figures are the settings' own.
     assert segments[1].samples_per_s > 1.3 * segments[0].samples_per_s  # type: ignore[operator]
@@ -117,10 +117,12 @@ def test_an_iterable_dataset_switches_at_the_next_epoch(
     # with any change of num_workers; what is guaranteed is that switches wait for an epoch.
     args = ["--epochs", "12", "--samples", "256", "--latency-ms", "2", "--iterable"]
     segments, _, loader = drive(args, [workers(2), workers(2)], tmp_path, monkeypatch)
-    assert loader == {"switchable": True, "mid_epoch": False, "why": ""}
+    assert loader == LoaderFound(switchable=True, mid_epoch=False)
     assert [s.status for s in segments] == ["ok", "ok"], [s.reason for s in segments]
     switched = segments[1].measured_loader
-    assert switched is not None and switched["switched_at"][1] == 0, switched
+    assert (
+        switched is not None and switched.switched_at is not None and switched.switched_at[1] == 0
+    ), switched
 
 
 @pytest.mark.slow

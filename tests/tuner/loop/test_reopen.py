@@ -4,32 +4,40 @@ from the settled config, recorded as "reopened" segments, then the run settles a
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import optuna
 import pytest
 
 from autotune import state
-from autotune.contract import AdaptOrder, LoaderConfig, ProbeResult
+from autotune.contract import AdaptOrder, Drift, LoaderConfig, LoaderFound, ProbeResult
 from autotune.runner import LiveRunner, Target
 from autotune.tuner import TunerOptions, stay_tuned
 from autotune.tuner.loop._reopen import MAX_REOPENS, REOPEN_SEGMENTS
 
-DRIFT = {"reference_wait_per_batch_s": 0.001, "wait_per_batch_s": 0.02, "windows": 3}
+DRIFT = Drift(
+    wait_per_batch_s=0.02,
+    step_s=0.03,
+    reference_wait_per_batch_s=0.001,
+    reference_step_s=0.011,
+    windows=3,
+)
 
 
 class FakeLive:
     """A live run whose segments' rates follow ``rate(workers)``, and which reports ``drifts``
     rises of its wait, one each time it is asked, then ends."""
 
-    def __init__(self, rate: Callable[[int], float], drifts: int) -> None:
-        self.rate, self.drifts = rate, drifts
+    def __init__(self, rate: Callable[[int], float], drifts: int, found: Drift = DRIFT) -> None:
+        self.rate, self.drifts, self.found = rate, drifts, found
         self.target = Target("train.py")
         self.orders: list[tuple[int, AdaptOrder]] = []
         self.asked: list[int] = []
         self.ended = self.interrupted = False
         self.mid_epoch = True
         self.interrupt_at = 10**6
+        self.segment_ends: list[datetime] = []
 
     def order(self, k: int, order: AdaptOrder) -> None:
         self.orders.append((k, order))
@@ -42,20 +50,21 @@ class FakeLive:
         if workers >= self.interrupt_at:
             raise KeyboardInterrupt  # what LiveRun.segment raises once Ctrl-C outlasts its grace
         rate = self.rate(workers)
+        self.segment_ends.append(datetime.now())
         return ProbeResult(
             status="ok", samples_per_s=rate, windows=[rate, rate], applied_config=LoaderConfig()
         )
 
-    def loader(self) -> dict[str, Any] | None:
-        return {"switchable": True, "mid_epoch": self.mid_epoch}
+    def loader(self) -> LoaderFound | None:
+        return LoaderFound(switchable=True, mid_epoch=self.mid_epoch)
 
-    def drift(self, k: int) -> dict[str, Any] | None:
+    def drift(self, k: int) -> Drift | None:
         self.asked.append(k)
         if self.drifts == 0:
             self.ended = True
             return None
         self.drifts -= 1
-        return dict(DRIFT)
+        return self.found
 
 
 def _stay(live: FakeLive, settled: LoaderConfig) -> tuple[int, optuna.Study, list[str]]:
@@ -96,6 +105,9 @@ def test_a_rise_reopens_a_climb_from_the_settled_config_and_settles_on_its_best(
     )
     assert [t.value for t in trials] == [400.0, 800.0, 1200.0]
     assert any("searching again" in n for n in notes)
+    # Each segment starts when its measurement began, not when it was recorded after it.
+    for trial, end in zip(trials, live.segment_ends, strict=True):
+        assert trial.datetime_start is not None and trial.datetime_start <= end
 
 
 def test_a_climb_that_gains_nothing_settles_back_on_the_settled_config() -> None:
@@ -133,3 +145,15 @@ def test_ctrl_c_in_a_reopened_search_leaves_the_run_on_the_settled_settings() ->
     with pytest.raises(KeyboardInterrupt):
         _stay(live, SETTLED)
     assert live.orders[-1] == (-1, AdaptOrder(SETTLED, settle=True))
+
+
+def test_a_load_that_ended_reopens_with_the_cores_as_its_reason() -> None:
+    calmed = Drift(0.001, 0.011, 0.001, 0.011, windows=3, cores_then=1.2, cores_now=0.05)
+    live = FakeLive(lambda w: 100.0 * min(w, 12), drifts=1, found=calmed)
+    reopened, study, _ = _stay(live, SETTLED)
+    assert reopened == 1
+    reasons = {str(state.record_of(t).reason) for t in study.get_trials(deepcopy=False)}
+    assert reasons == {
+        "reopened: the load beside the run ended (other processes used 1.2 cores when it "
+        "settled, 0.1 for 3 windows in a row)"
+    }

@@ -1,0 +1,51 @@
+"""How ``autotune show`` writes a live run's segments (``autotune run --adapt``): when each
+started, each rank's rate, and where the search reopened, so the run reads over time."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from rich.text import Text
+
+from autotune.cli._common import literal
+
+# The first clause of a reopened segment's reason is the run's figures that reopened the
+# search ("reopened: the data wait rose ..."); what follows "; " is the segment's own.
+_OWN_REASON = "; "
+MARK = "↻ "
+
+
+def reopening(role: str, reason: str | None) -> str | None:
+    """What reopened the search a segment belongs to; None outside a reopened search."""
+    from autotune.tuner import REOPENED
+
+    if role != REOPENED:
+        return None
+    return (reason or "").split(_OWN_REASON, 1)[0]
+
+
+def role_cell(role: str, starts_reopening: bool) -> Text:
+    """The role, literally; the first segment of each reopened search marked where it starts."""
+    cell = literal(role)
+    if starts_reopening:
+        cell = Text(MARK, style="bold yellow") + cell
+        cell.stylize("bold yellow")
+    return cell
+
+
+def started_cell(start: datetime | None, first: datetime | None) -> str:
+    """Seconds since the run's first segment started."""
+    if start is None or first is None:
+        return "-"
+    return f"+{(start - first).total_seconds():,.1f}s"
+
+
+def rank_rates(result: dict[str, Any] | None) -> str:
+    """Each rank's own samples/s, rank 0 first ("" for a single process): the job's rate is
+    the slowest rank's times the ranks, so a lagging rank shows here."""
+    ranks = (result or {}).get("ranks") or []
+    rates = [r.get("samples_per_s") for r in ranks if isinstance(r, dict)]
+    if len(rates) < 2:
+        return ""
+    return "ranks " + ", ".join(f"{r:,.0f}" if r is not None else "-" for r in rates)

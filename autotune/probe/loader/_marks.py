@@ -1,0 +1,23 @@
+"""What the loader patch writes on the loaders it has seen, in their own ``__dict__`` (a
+loader dropped by the script takes them along; nothing of autotune's keeps it alive)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+BUILT_ATTR = "_autotune_built"  # built (or first iterated) while the patch was installed
+SITE_ATTR = "_autotune_site"  # the script's line that built it (_site.call_site)
+BY_ATTR = "_autotune_by"  # the library code that built it, if any (_site.Evidence)
+OWNER_ATTR = "_autotune_owner"  # a stand-in's: the object whose code iterates it (fastai's)
+APPLIED_ATTR = "_autotune_applied"  # the script's own settings, once a trial's were written
+RAW_ATTR = "_autotune_raw"  # the loader's newest torch iterator
+NOT_APPLIED_ATTR = "_autotune_not_applied"
+SWITCH_ATTR = "_autotune_switch"  # mode "adapt": the loader's SwitchableLoader
+
+
+def mark_built(loader: Any, site: Any, by: Any, owner: Any = None) -> None:
+    loader.__dict__[BUILT_ATTR] = True
+    loader.__dict__[SITE_ATTR] = site
+    loader.__dict__[BY_ATTR] = by
+    if owner is not None:
+        loader.__dict__[OWNER_ATTR] = owner
