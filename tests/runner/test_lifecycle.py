@@ -179,10 +179,13 @@ def test_sigkill_of_autotune_run_adapt_leaves_the_training_to_finish_and_nothing
     tmp_path: Path, db_url: str
 ) -> None:
     mark, pids, out, tmp = uuid.uuid4().hex, tmp_path / "pids", tmp_path / "out.txt", tmp_path
+    # The training runs until the test says stop: on a slow machine ten epochs could end
+    # before the first segment is told, and the folder with them.
+    stop = tmp_path / "stop"
     cmd = [
         *CLI, "run", SCRIPT, "--adapt", "--storage", db_url, *QUICK,
-        "--", "--pids", str(pids), "--workers", "1", "--samples", "256", "--epochs", "10",
-        "--detach", "--out", str(out),
+        "--", "--pids", str(pids), "--workers", "1", "--samples", "256", "--epochs", "1000",
+        "--detach", "--out", str(out), "--until", str(stop),
     ]  # fmt: skip
     with started(cmd, tmp_path, mark, TMPDIR=str(tmp)) as (cli, _, err):
         wait_for("the study's name", lambda: study_name(err) is not None)
@@ -197,6 +200,7 @@ def test_sigkill_of_autotune_run_adapt_leaves_the_training_to_finish_and_nothing
         assert exchange_dirs(tmp)
         os.kill(cli.pid, signal.SIGKILL)
         cli.wait()
+        stop.touch()
         wait_for("the training's end", lambda: "finished" in out.read_text())
         assert "interrupted" not in out.read_text()
         assert_no_orphans(mark, wait_s=GONE_S)  # workers, the detached process, the watcher

@@ -2,7 +2,7 @@
 of a probe or a live run are left once autotune ends it, or dies.
 
 usage: lifecycle.py --pids DIR [--workers N] [--epochs N] [--samples N] [--latency-ms MS]
-                    [--stuck] [--detach] [--survive] [--out PATH]
+                    [--stuck] [--detach] [--survive] [--out PATH] [--until PATH]
 
 --pids DIR: the main process writes ``main-PID`` at its first batch; each DataLoader worker
 writes ``worker-PID`` at its first sample. --detach: the main process also starts a process
@@ -11,6 +11,8 @@ in a session of its own (it has left the group it was started in) and writes
 instead of exiting (a worker stuck at its exit with results nobody reads: what was seen with
 ~100 workers). --out PATH: lines "started", "interrupted" (the loop saw KeyboardInterrupt)
 and "finished batches N". --survive: KeyboardInterrupt ends the epoch, not the training.
+--until PATH: the training also ends after the epoch in which PATH appeared, so a test
+decides when it ends instead of guessing how long it takes.
 """
 
 import argparse
@@ -65,6 +67,7 @@ def main() -> None:
     parser.add_argument("--detach", action="store_true")
     parser.add_argument("--survive", action="store_true")
     parser.add_argument("--out", default="")
+    parser.add_argument("--until", default="")
     args = parser.parse_args()
     pids = Path(args.pids)
     pids.mkdir(parents=True, exist_ok=True)
@@ -87,6 +90,8 @@ def main() -> None:
             note(args.out, "interrupted")
             if not args.survive:
                 raise
+        if args.until and os.path.exists(args.until):
+            break
     note(args.out, f"finished batches {batches}")
 
 
