@@ -21,6 +21,11 @@ anything, however far apart they are. They are re-measured afresh, interleaved A
 search's windows set aside; if the fresh runs still disagree on the load, no speedup is
 stated and the script as written stays the answer (``Confirmation.incomparable``).
 
+Under another process's steady load (``_load.steady_load``) the leader and the runner-up
+are always re-measured afresh with the baseline, twice each, and only those windows are
+stated (``_fresh.steady_plan``): one probe's figure there moves by far more than its own
+windows show, and the leader is the luckiest probe.
+
 ``confirmation_plan`` decides (pure); ``confirm_plan`` carries the plan out (probes only when
 the plan says so); ``confirm_study`` does both for a study's measured trials; ``confirm`` is the
 unconditional re-measure.
@@ -43,8 +48,8 @@ from autotune.tuner.evidence._candidates import (
     medians_text,
     separated,
 )
-from autotune.tuner.evidence._fresh import confirm_fresh, unlike_plan
-from autotune.tuner.evidence._load import steady_load
+from autotune.tuner.evidence._fresh import confirm_fresh, steady_plan, unlike_plan
+from autotune.tuner.evidence._load import Load, steady_load
 from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median, relative_spread
 from autotune.tuner.evidence._trials import trial_config, trial_result
 from autotune.tuner.evidence._windows import of_trial
@@ -92,7 +97,7 @@ def confirmation_plan(
     limit: int,
     *,
     drift: float | None = None,
-    steady_load: bool = False,
+    steady_load: Load | None = None,
 ) -> Plan:
     """Re-measure only when it could change the recommendation or the speedup.
 
@@ -112,6 +117,8 @@ def confirmation_plan(
     unlike = unlike_plan(leader, measured, base, limit, margin)
     if unlike is not None:
         return unlike
+    if steady_load is not None and limit >= 1:
+        return steady_plan(measured, base, limit, margin, steady_load.text())
     pct = f"{margin:.0%}"
     if limit >= 2 and len(close) > 1:
         chosen = close[:limit]
@@ -142,19 +149,6 @@ def confirmation_plan(
                 f"the windows of {names} overlap within {pct} ({medians_text(chosen)}), "
                 "and the baseline's with them: "
                 "re-measured interleaved" + (", with the baseline" if again else ""),
-                margin,
-            )
-        if steady_load:
-            # Under another process's steady load one probe's windows swing by a quarter or
-            # more: a "tie" is then as likely a trend the noise hid (6 workers at 857
-            # samples/s, 48 at 1,454, beside one spinning core), so it is re-measured.
-            return Plan(
-                chosen,
-                base,
-                True,
-                False,
-                f"the windows of {names} overlap within {pct} ({medians_text(chosen)}) under a "
-                "steady load, whose noise can hide a trend: re-measured interleaved",
                 margin,
             )
         # A tie well above the baseline: a re-measure would only split it, and the cheaper
@@ -285,7 +279,7 @@ def confirm_study(
     pool = [_candidate(t) for t in trials if usable(t)]
     baseline = baseline_of(trials)
     base = next((c for c in pool if baseline is not None and c.trial == baseline.number), None)
-    plan = confirmation_plan(pool, base, top, steady_load=steady_load(trials) is not None)
+    plan = confirmation_plan(pool, base, top, steady_load=steady_load(trials))
     if not plan.candidates:
         return None
     note(f"  confirmation: {plan.why}")

@@ -267,3 +267,20 @@ def test_under_a_steady_load_the_climb_goes_up_while_it_gains_beyond_the_loads_n
     _add(flat, 2, 250.0, wait=0.06, cpu=0.1, outside=1.0)
     _add(flat, 4, 252.0, wait=0.06, cpu=0.1, outside=1.0)
     assert climb(flat, SPACE, lambda _: None) and _queued(flat) == [6]
+
+
+def test_under_a_steady_load_one_step_down_does_not_end_the_climb() -> None:
+    # Beside one spinning core, 4 workers read 820 samples/s in one probe (243-327 in long
+    # runs) and 8 read 381: the climb looks one doubling further before it stops.
+    loaded = _study()
+    _add(loaded, 0, 100.0, role="baseline", outside=1.0)
+    _add(loaded, 4, 820.0, wait=0.3, cpu=0.1, outside=1.0)
+    _add(loaded, 8, 381.0, wait=0.3, cpu=0.1, outside=1.0)
+    assert not searched_around_best(loaded, SPACE)
+    assert climb(loaded, SPACE, lambda _: None) and _queued(loaded) == [16]
+    # On a quiet machine the same figures end the climb upward there.
+    quiet = _study()
+    _add(quiet, 0, 100.0, role="baseline", outside=0.0)
+    _add(quiet, 4, 820.0, wait=0.3, cpu=0.1, outside=0.0)
+    _add(quiet, 8, 381.0, wait=0.3, cpu=0.1, outside=0.0)
+    assert climb(quiet, SPACE, lambda _: None) and _queued(quiet) == [4]  # a deeper queue
