@@ -319,7 +319,12 @@ class Meter:
             self._epochs_decided = True
             return True
         mid = statistics.median(windows)
-        if (max(windows) - min(windows)) > EPOCH_SPREAD * mid:
+        # A stall at the epoch start slows the window that holds it; a spread whose slowest
+        # window holds no start is another process taking the cores (beside a spinning core
+        # io_bound's windows spread by 50 % and every probe ran whole epochs: 13-17 s each).
+        slowest = min(range(len(windows)), key=windows.__getitem__)
+        stalled = slowest < len(self._window_starts) and self._window_starts[slowest] > 0
+        if stalled and (max(windows) - min(windows)) > EPOCH_SPREAD * mid:
             self.epoch_windows = True
             self.windows.clear()
             self.interference.clear()

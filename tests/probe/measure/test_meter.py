@@ -190,6 +190,30 @@ def test_a_negligible_epoch_start_keeps_time_windows(monkeypatch) -> None:  # ty
     assert _bursty(monkeypatch, epoch_batches=40, stall=0.005).epoch_windows is False
 
 
+def test_a_slow_stretch_away_from_the_epoch_start_keeps_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Another process takes the core for 15 batches in the middle of an epoch: the windows
+    # spread, but the slowest holds no epoch start, so it is no stall to measure in epochs.
+    settings = ProbeSettings(
+        warmup_batches=2, warmup_s=0.0, window_s=0.3, windows=4, min_windows=0,
+        min_batches_per_window=2,
+    )  # fmt: skip
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
+    meter = Meter(settings)
+    meter.epoch_batches = 80
+    meter.iter_started(0.0)
+    i = 0
+    while not meter.done and now[0] < 1000:
+        t_iter = now[0]
+        now[0] += 0.04 if 30 <= i < 45 else 0.01
+        if i % 80 == 0:
+            meter.first_batch(t_iter, now[0])
+        meter.record(now[0], now[0], 4)
+        i += 1
+    assert max(meter.windows) - min(meter.windows) > 0.3 * sorted(meter.windows)[1]
+    assert meter.epoch_windows is False
+
+
 def test_batches_delivered_before_the_choice_warm_up_but_are_never_measured(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     now = [0.0]
     monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
