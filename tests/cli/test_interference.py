@@ -9,8 +9,10 @@ import sys
 import threading
 import uuid
 
+import optuna
 import pytest
 
+from autotune import state
 from tests.conftest import EXAMPLES, MARK_ENV, assert_no_orphans
 
 SPIN = "print('spinning', flush=True)\nwhile True: pass"
@@ -61,6 +63,14 @@ def test_a_latency_bound_search_beside_a_spinner_still_finds_its_speedup(db_url:
     assert data["speedup"] >= 3, proc.stderr
     assert data["recommended"]["config"]["num_workers"] > 0, data["recommended"]
     assert data["interference"]["disturbed_windows"] >= 1, data["interference"]
+    # A steady load: the figure stated is the pick's fresh re-measures, twice, not the probe
+    # that made it the leader (the luckiest one).
+    assert data["interference"]["condition"]["kind"] == "loaded", data["interference"]
+    study = optuna.load_study(study_name=data["study"], storage=db_url)
+    confirmed = state.load(study).confirmation
+    assert confirmed is not None and confirmed.fresh, proc.stderr
+    pick = next(c for c in confirmed.candidates if c.trial == data["recommended"]["trial"])
+    assert pick.runs == 2 and pick.median == data["recommended"]["samples_per_s"], pick
     assert_no_orphans(mark)
 
 
