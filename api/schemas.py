@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from autotune.answer import Baseline, Bottleneck, Failure, Recommended
+from autotune.answer import Baseline, Bottleneck, Epoch, Failure, Recommended
 from autotune.contract import GpuReading, LoaderConfig, MeasuredLoader, RankFigures
 
 
@@ -164,6 +164,13 @@ class StudyDetail(StudyItem):
         None,
         description="CPU time other processes used during the measurement windows; null for "
         "studies measured before it was read.",
+    )
+    epoch: Epoch | None = Field(
+        None,
+        description="One epoch of the script on the wall clock, as written and with the "
+        "recommendation: its share outside the training loader, the training loader's "
+        "start-up paid per epoch, the other loaders' passes; reason says why a figure is "
+        "missing. Null for studies measured before epochs were timed.",
     )
 
 

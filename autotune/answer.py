@@ -64,6 +64,50 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class EpochPass:
+    """A loader other than the training loader, iterated once in the epoch (evaluation)."""
+
+    loader: str
+    dataset: str
+    num_workers: int
+    seconds: float
+    batches: int
+    site: str | None = None  # file:line of its DataLoader(...) call
+
+
+@dataclass(frozen=True)
+class Epoch:
+    """One epoch of the script on the wall clock (from the training loader's first batch to
+    the next epoch's), as written and with the recommendation. ``reason`` says why a figure
+    is missing: a probe too short to see an epoch end says so."""
+
+    as_written_s: float | None = None
+    recommended_s: float | None = None
+    # True: the recommended epoch is the as-written one with the training loader's part at
+    # the recommended rate (its own probe saw no epoch end); False: measured with it.
+    recommended_predicted: bool = False
+    # Of the epoch, the share outside the training loader (other passes, builds, the rest).
+    outside_share: float | None = None
+    recommended_outside_share: float | None = None
+    # The training loader's workers' start-up, paid once per epoch (the restart seen).
+    startup_s: float | None = None
+    recommended_startup_s: float | None = None
+    passes: list[EpochPass] = field(default_factory=list)  # as written
+    builds_s: float | None = None
+    rest_s: float | None = None
+    reason: str | None = None
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None) -> Epoch | None:
+        if not raw:
+            return None
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in raw.items() if k in known}
+        values["passes"] = [_build(EpochPass, p) for p in values.get("passes") or []]
+        return cls(**values)
+
+
+@dataclass(frozen=True)
 class Answer:
     study: str
     storage: str | None = None
@@ -96,6 +140,8 @@ class Answer:
     trials: Counts = field(default_factory=Counts)
     probe_seconds: float = 0.0
     failures: list[Failure] = field(default_factory=list)
+    # The epoch on the wall clock; null for studies measured before it was timed.
+    epoch: Epoch | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -114,6 +160,7 @@ class Answer:
         values["failures"] = [_build(Failure, f) for f in values.get("failures") or []]
         values["diagnosis"] = Diagnosis.from_dict(values.get("diagnosis"))
         values["measured_loader"] = MeasuredLoader.from_dict(values.get("measured_loader"))
+        values["epoch"] = Epoch.from_dict(values.get("epoch"))
         values["ceiling_missing"] = dict(values.get("ceiling_missing") or {})
         values["nproc_per_node"] = int(values.get("nproc_per_node") or 1)
         values["probe_seconds"] = float(values.get("probe_seconds") or 0.0)
@@ -146,7 +193,29 @@ class Answer:
         base = (self.baseline.config if self.baseline else None) or {}
         if rec.config.get("device") == "cpu" and base.get("device") == "cuda":
             lines.append("# measured faster on the CPU: run with CUDA_VISIBLE_DEVICES=''")
+        lines += _untuned_passes(self.epoch)
         return "\n".join(lines)
+
+
+# Share of the epoch as written an untuned loader's pass must take for the snippet to name it.
+UNTUNED_SHARE = 0.1
+
+
+def _untuned_passes(epoch: Epoch | None) -> list[str]:
+    """The other loaders whose passes take a real share of the epoch: these settings are the
+    training loader's only, so the user is told where the rest of the epoch goes."""
+    if epoch is None or not epoch.as_written_s:
+        return []
+    lines = []
+    for p in epoch.passes:
+        share = p.seconds / epoch.as_written_s
+        if share >= UNTUNED_SHARE:
+            at = f" at {p.site}" if p.site else ""
+            lines.append(
+                f"# not tuned: the {p.dataset} loader{at} ({p.num_workers} workers) takes "
+                f"{share:.0%} of each epoch as written"
+            )
+    return lines
 
 
 def _build(cls: Any, raw: dict[str, Any] | None) -> Any:

@@ -85,3 +85,23 @@ def test_every_framework_has_its_own_form(framework: str) -> None:
     # A value the probe can report but the answer renders as a plain script would be a
     # snippet in the wrong place (torch's names, not the library's).
     assert _snippet(framework) != _snippet(None)
+
+
+def test_the_snippet_names_an_untuned_loader_that_takes_a_share_of_the_epoch() -> None:
+    from autotune.answer import Epoch, EpochPass
+
+    epoch = Epoch(
+        as_written_s=3.0,
+        passes=[
+            EpochPass("DataLoader", "Val", 0, 2.0, 32, "fit.py:30"),
+            EpochPass("DataLoader", "Peek", 0, 0.01, 1, None),  # too small to name
+        ],
+    )
+    answer = Answer(
+        study="s",
+        recommended=Recommended(trial=1, config=CONFIG, samples_per_s=100.0),
+        epoch=epoch,
+    )
+    assert answer.snippet().splitlines()[-1] == (
+        "# not tuned: the Val loader at fit.py:30 (0 workers) takes 67% of each epoch as written"
+    )

@@ -109,3 +109,19 @@ def test_a_drift_of_the_load_reads_back_with_its_cores_and_an_older_one_without(
     older = '{"wait_per_batch_s": 0.02, "step_s": 0.03, "reference_wait_per_batch_s": 0.001, '
     older += '"reference_step_s": 0.011, "windows": 3}'
     assert Drift.from_json(older).cores_then is None
+
+
+def test_the_epoch_figures_round_trip_and_old_results_load_without_them() -> None:
+    from autotune.contract import EpochFigures, LoaderPass, ProbeResult
+
+    figures = EpochFigures(
+        epoch_s=3.0,
+        train_s=1.0,
+        startup_s=0.5,
+        passes=[LoaderPass("DataLoader", "Val", 8, 0, 1.2, 10, 0.01, "fit.py:3")],
+        charged_startup_s=0.49,
+        uncharged_windows=[10.0, 11.0],
+    )
+    again = ProbeResult.from_dict(ProbeResult(epoch=figures).to_dict())
+    assert again.epoch == figures
+    assert ProbeResult.from_dict({"status": "ok"}).epoch is None

@@ -100,6 +100,7 @@ EXPORTS = {
         "add_probe_seconds",
         "attrs_of",
         "baseline_of",
+        "compared_windows",
         "cap_workers",
         "counted",
         "enqueue",

@@ -106,6 +106,7 @@ const autotune = (() => {
         ${num(rec.samples_per_s)} samples/s${ci} vs ${num(study.baseline_samples_per_s)}
         ${ceilingHtml(study)}.</p>
       ${study.verdict ? `<p id="verdict"><b>Verdict:</b> ${esc(study.verdict)}</p>` : ""}
+      ${epochHtml(study)}
       ${interferenceHtml(study)}
       ${missingCeilingsHtml(study)}
 
@@ -129,6 +130,28 @@ const autotune = (() => {
     if (!missing.length) return "";
     return `<p class="muted" id="ceiling-missing">${missing
       .map(([which, why]) => `No ${esc(which)} ceiling: ${esc(why)}`).join("<br>")}</p>`;
+  }
+  function secs(v) { return v === null || v === undefined ? "–" : `${Number(v).toFixed(2)} s`; }
+  function epochHtml(study) {
+    // The epoch the user waits for: every name in it comes from the script, shown as text.
+    const e = study.epoch;
+    if (!e) return "";
+    if (e.as_written_s === null || e.as_written_s === undefined) {
+      return `<p class="muted" id="epoch"><b>Epoch:</b> ${esc(e.reason || "no epoch end seen")}</p>`;
+    }
+    const rec = e.recommended_s === null || e.recommended_s === undefined ? ""
+      : `, ${secs(e.recommended_s)} with the recommendation (${e.recommended_predicted ? "predicted" : "measured"})`;
+    const share = e.outside_share === null || e.outside_share === undefined ? ""
+      : `; outside the training loader: ${pct(e.outside_share)} as written` +
+        (e.recommended_outside_share === null || e.recommended_outside_share === undefined ? ""
+          : `, ${pct(e.recommended_outside_share)} with the recommendation`);
+    const startup = `Training loader start-up per epoch: ${secs(e.startup_s)} as written` +
+      (e.recommended_startup_s === null || e.recommended_startup_s === undefined ? "" : `, ${secs(e.recommended_startup_s)} recommended`);
+    const passes = (e.passes || []).map((p) =>
+      `<li>${esc(p.dataset)} (${esc(p.loader)}, ${p.batches} batches, ${p.num_workers} workers${p.site ? `, ${esc(p.site)}` : ""}): ${secs(p.seconds)}</li>`).join("");
+    return `<div id="epoch"><p><b>Epoch (wall clock):</b> ${secs(e.as_written_s)} as written${rec}${share}.</p>
+      <p class="muted">${startup}. DataLoader builds: ${secs(e.builds_s)}; the rest: ${secs(e.rest_s)}.</p>
+      ${passes ? `<ul id="epoch-passes">${passes}</ul>` : ""}</div>`;
   }
   function interferenceHtml(study) {
     // Only when another process disturbed some window: a quiet machine needs no warning.

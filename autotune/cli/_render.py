@@ -65,6 +65,7 @@ def render_summary(console: Console, answer: Answer) -> None:
         lines.append(
             say("speedup over the script as written: ", (f"{summary['speedup']:.2f}x", "bold"))
         )
+    lines += _epoch_lines(summary.get("epoch"))
     ceilings = []
     if summary.get("ceiling_samples_per_s"):
         ceilings.append(f"compute {summary['ceiling_samples_per_s']:,.0f}")
@@ -124,3 +125,47 @@ def render_summary(console: Console, answer: Answer) -> None:
         console.print(failed)
     # The snippet is code to paste: its lines stay lines, only controls are written out.
     console.print(Text(visible(answer.snippet(), lines=True)), soft_wrap=True)
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} s"
+
+
+def _epoch_lines(epoch: dict[str, Any] | None) -> list[Text]:
+    """The epoch on the wall clock: as written, with the recommendation, and where the time
+    outside the training loader goes (loader and dataset names are the script's: literal)."""
+    if not epoch:
+        return []
+    if epoch.get("as_written_s") is None:
+        return [say("epoch: ", literal(epoch.get("reason") or "no epoch end seen"))]
+    head = f"epoch (wall clock): {_seconds(epoch['as_written_s'])} as written"
+    if epoch.get("recommended_s") is not None:
+        how = "predicted" if epoch.get("recommended_predicted") else "measured"
+        head += f", {_seconds(epoch['recommended_s'])} with the recommendation ({how})"
+    share, rec_share = epoch.get("outside_share"), epoch.get("recommended_outside_share")
+    if share is not None:
+        head += f"; outside the training loader: {share:.0%} as written"
+        if rec_share is not None:
+            head += f", {rec_share:.0%} with the recommendation"
+    lines = [say(head)]
+    startup = f"  training loader start-up per epoch: {_seconds(epoch.get('startup_s'))} as written"
+    if epoch.get("recommended_startup_s") is not None:
+        startup += f", {_seconds(epoch['recommended_startup_s'])} recommended"
+    lines.append(say(startup))
+    for p in epoch.get("passes") or []:
+        lines.append(
+            say(
+                "  other loader's pass: ",
+                literal(p.get("dataset")),
+                f" ({p.get('batches')} batches, {p.get('num_workers')} workers",
+                say(", at ", literal(p["site"])) if p.get("site") else "",
+                f"): {_seconds(p.get('seconds'))}",
+            )
+        )
+    lines.append(
+        say(
+            f"  DataLoader builds: {_seconds(epoch.get('builds_s'))}; "
+            f"the rest of the epoch: {_seconds(epoch.get('rest_s'))}"
+        )
+    )
+    return lines

@@ -35,7 +35,9 @@ from autotune.contract._exchange import (
     write_whole,
 )
 from autotune.contract._result import (
+    EpochFigures,
     GpuReading,
+    LoaderPass,
     MeasuredLoader,
     ProbeResult,
     RankFigures,
@@ -55,9 +57,11 @@ __all__ = [
     "WORKER_ONLY_KEYS",
     "AdaptOrder",
     "Drift",
+    "EpochFigures",
     "GpuReading",
     "LoaderConfig",
     "LoaderFound",
+    "LoaderPass",
     "MeasuredLoader",
     "Mode",
     "ProbeResult",

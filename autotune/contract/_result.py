@@ -104,6 +104,58 @@ class RankFigures:
         return cls(**_known(cls, raw))
 
 
+@dataclass(frozen=True)
+class LoaderPass:
+    """One pass of a loader other than the training loader during the epoch seen (an
+    evaluation or validation pass), from its iterator's creation to its end."""
+
+    loader: str  # type names, as the script's code builds them
+    dataset: str
+    batch_size: int | None
+    num_workers: int
+    seconds: float
+    batches: int
+    startup_s: float | None  # iterator creation to its first batch
+    site: str | None = None  # file:line of its DataLoader(...) call
+
+
+@dataclass(frozen=True)
+class EpochFigures:
+    """Where one epoch of the script goes on the wall clock (probe/measure/_epoch.py): from
+    the training loader's first batch of one epoch to its first batch of the next, so one
+    restart of the training loader's workers is inside it. ``epoch_s`` is None when the probe
+    saw no epoch end, and ``reason`` says why."""
+
+    epoch_s: float | None = None
+    train_s: float | None = None  # the training loader's batches and steps
+    startup_s: float | None = None  # its workers' start-up at the next epoch (iter to batch)
+    first_startup_s: float | None = None  # its first epoch's: once per run when persistent
+    passes: list[LoaderPass] = field(default_factory=list)  # the other loaders' passes
+    builds_s: float | None = None  # DataLoader(...) constructions in the epoch
+    rest_s: float | None = None  # everything else: logging, checkpoints, the script's own work
+    rebuilt: bool = False  # the training loader was built anew within the epoch
+    epoch_batches: int | None = None  # the training loader's batches per epoch (its len)
+    # Start-up charged once per epoch into ``windows``/``samples_per_s`` (seconds; 0: none),
+    # and the windows before the charge (what the progress file carried).
+    charged_startup_s: float = 0.0
+    uncharged_windows: list[float] = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def outside_s(self) -> float | None:
+        """The epoch's time outside the training loader: other passes, builds, the rest."""
+        if self.epoch_s is None or self.train_s is None or self.startup_s is None:
+            return None
+        return max(0.0, self.epoch_s - self.train_s - self.startup_s)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None) -> EpochFigures | None:
+        if not raw:
+            return None
+        passes = [LoaderPass(**_known(LoaderPass, p)) for p in raw.get("passes") or []]
+        return cls(**{**_known(cls, raw), "passes": passes})
+
+
 @dataclass
 class ProbeResult:
     """What one probe measured. Times in seconds, memory in bytes, rates in samples/s."""
@@ -169,6 +221,8 @@ class ProbeResult:
     wall_s: float | None = None
     exit_code: int | None = None
     stderr_tail: str = ""
+    # The epoch on the wall clock; None where not measured (mode "ceiling", older results).
+    epoch: EpochFigures | None = None
 
     @property
     def ok(self) -> bool:
@@ -191,6 +245,7 @@ class ProbeResult:
         data["script_config"] = LoaderConfig.from_dict(raw.get("script_config"))
         data["applied_config"] = LoaderConfig.from_dict(raw.get("applied_config"))
         data["transport_by_workers"] = by_worker_count(raw.get("transport_by_workers"))
+        data["epoch"] = EpochFigures.from_dict(raw.get("epoch"))
         return cls(**data)
 
     def write(self, path: str | Path) -> None:

@@ -39,6 +39,7 @@ from autotune.state._study import (
 from autotune.state._trial import (
     attrs_of,
     baseline_of,
+    compared_windows,
     counted,
     enqueue,
     mark_duplicate,
@@ -66,6 +67,7 @@ __all__ = [
     "attrs_of",
     "baseline_of",
     "cap_workers",
+    "compared_windows",
     "counted",
     "enqueue",
     "heartbeat_thread",

@@ -101,6 +101,12 @@ def windows_of(trial: FrozenTrial) -> list[float]:
     return [v for _, v in sorted(trial.intermediate_values.items())]
 
 
+def compared_windows(trial: FrozenTrial) -> list[float]:
+    """A finished trial's windows as the search compares them: its result's, charged with
+    the start-up each epoch pays; else (no result recorded) the windows it streamed."""
+    return record_of(trial).windows or windows_of(trial)
+
+
 def baseline_of(trials: Sequence[FrozenTrial]) -> FrozenTrial | None:
     """The newest baseline: one that failed is probed again on the next run, and kept."""
     return next((t for t in reversed(trials) if role(t) == "baseline"), None)

@@ -193,6 +193,13 @@ def test_study_page_charts_card_and_table(server: str, probed: tuple[str, str], 
     assert best["diagnosis"]["summary"] in page.tab.inner_text("#diagnosis")
     if best["efficiency"] is not None:  # stated against the binding ceiling, named
         assert f"of the {best['binding_ceiling']} ceiling" in page.tab.inner_text("#efficiency")
+    # The epoch on the wall clock: its figure as written, or why the probe saw none.
+    epoch = best["epoch"]
+    assert epoch is not None
+    if epoch["as_written_s"] is None:
+        assert epoch["reason"] in page.tab.inner_text("#epoch")
+    else:
+        assert f"{epoch['as_written_s']:.2f} s as written" in page.tab.inner_text("#epoch")
 
     # Sorting by samples/s puts the fastest trial first.
     page.tab.click("#trials th:has-text('samples/s')")

@@ -9,6 +9,7 @@ from autotune.probe.loader._iterators import (
     TimedIterator,
     epoch_length,
 )
+from autotune.probe.loader._passes import PassIterator, timed_pass
 from autotune.probe.loader._patch import LoaderPatch, SettingsRefused
 from autotune.probe.loader._standin import ForeignLoader
 from autotune.probe.loader._streams import CopyStats, StreamPrefetcher, make_streams
@@ -26,6 +27,7 @@ __all__ = [
     "EndedIterator",
     "ForeignLoader",
     "LoaderPatch",
+    "PassIterator",
     "ReplayIterator",
     "Settings",
     "SettingsRefused",
@@ -37,4 +39,5 @@ __all__ = [
     "make_streams",
     "normalized",
     "script_config",
+    "timed_pass",
 ]

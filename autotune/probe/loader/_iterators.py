@@ -77,6 +77,9 @@ class TimedIterator:
         t0 = perf_counter()
         try:
             batch = next(self._it)
+        except StopIteration:
+            meter.epoch_ended(perf_counter())  # the epoch's training pass ends here
+            raise
         finally:
             nvtx.pop()
         t1 = perf_counter()

@@ -85,6 +85,10 @@ if TYPE_CHECKING:
 # The measured iterator, when its iteration started, and what it delivered before it was chosen.
 Wrap = Callable[[Iterator[Any], float, Sequence[Delivery]], Iterator[Any]]
 IterFn = Callable[[Any], Any]
+# Another loader's iterator, made at a time, for the epoch clock (``_passes.py``).
+OnOther = Callable[[Any, float, Iterator[Any]], Iterator[Any]]
+# A loader built: (when its construction ended, seconds it took, whether it is the measured one).
+OnBuilt = Callable[[float, float, bool], None]
 
 
 class SettingsRefused(BaseException):
@@ -138,6 +142,9 @@ class LoaderPatch:
         # Loaders torch iterates through a stand-in (fastai's); a live run switches only
         # DataLoaders, so there they are left as the script built them.
         self._stand_ins = None if switchable else StandInHook(self._stand_in)
+        # The epoch clock's hooks: set by a probe that times epochs, never by `autotune run`.
+        self.on_other: OnOther | None = None
+        self.on_built: OnBuilt | None = None
 
     @property
     def last_iterator(self) -> Iterator[Any] | None:
@@ -157,8 +164,9 @@ class LoaderPatch:
         patch = self
 
         def __init__(loader: Any, *args: Any, **kwargs: Any) -> None:
+            t = perf_counter()
             ORIG_INIT(loader, *args, **kwargs)
-            patch._built(loader)
+            patch._built(loader, t)
 
         def __iter__(loader: Any) -> Any:
             if outer_class(type(loader)) is not None:
@@ -201,11 +209,15 @@ class LoaderPatch:
         for (klass, name), own in owns.items():
             type.__setattr__(klass, name, own)
 
-    def _built(self, loader: Any) -> None:
-        """A loader finished its outermost ``__init__``: mark it ours, once."""
+    def _built(self, loader: Any, t: float) -> None:
+        """A loader finished its outermost ``__init__`` (begun at ``t``): mark it ours, once."""
         if BUILT_ATTR not in loader.__dict__:
             mark_built(loader, call_site(loader), library_on_stack())
             self.loaders_built += 1
+            if self.on_built is not None:
+                now = perf_counter()
+                measured = hasattr(loader, "dataset") and self._is_chosen(loader)
+                self.on_built(now, now - t, measured)
 
     def _stand_in(self, loader: Any, owner: Any, caller: str, start: IterFn) -> Any:
         """torch iterates ``loader``, not a DataLoader, for ``owner``'s code: it is a loader
@@ -237,8 +249,9 @@ class LoaderPatch:
 
         @functools.wraps(init)
         def __init__(loader: Any, *args: Any, **kwargs: Any) -> None:
+            t = perf_counter()
             init(loader, *args, **kwargs)
-            patch._built(loader)
+            patch._built(loader, t)
 
         return __init__
 
@@ -348,7 +361,10 @@ class LoaderPatch:
             return own(loader)
         chosen = self._is_chosen(loader)
         if not chosen and self._decided():
-            return own(loader)  # the choice is made: every other loader is the script's
+            # The choice is made: every other loader is the script's, timed for the epoch.
+            t0 = perf_counter()
+            it = own(loader)
+            return it if self.on_other is None else self.on_other(loader, t0, it)
         if not chosen and in_framework_eval():
             return own(loader)
         if APPLIED_ATTR not in loader.__dict__:

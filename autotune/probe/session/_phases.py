@@ -11,14 +11,28 @@ writes the result.
 
 from __future__ import annotations
 
+import statistics
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
-from autotune.contract import Mode, ProbeResult, ProbeSettings, Status, TrialConfig
+from autotune.contract import (
+    EpochFigures,
+    Mode,
+    ProbeResult,
+    ProbeSettings,
+    Status,
+    TrialConfig,
+)
 from autotune.probe.loader import Delivery, ReplayIterator, epoch_length
-from autotune.probe.measure import Meter, TransportResult, measure_transport
+from autotune.probe.measure import (
+    EpochClock,
+    Meter,
+    TransportResult,
+    charge_per_epoch,
+    measure_transport,
+)
 from autotune.probe.session import _failure as failure
 
 if TYPE_CHECKING:
@@ -32,6 +46,7 @@ class Host(Protocol):
     config: TrialConfig
     patch: LoaderPatch
     sampler: TreeSampler
+    clock: EpochClock
 
     def meter(
         self, settings: ProbeSettings, *, lead: bool, extra_warmup_batches: int = 0
@@ -136,6 +151,8 @@ class MeasurePhase(BatchPhase):
     def __init__(self, host: Host) -> None:
         self._host = host
         self.meter = host.meter(host.config.settings, lead=True)
+        self.clock = host.clock
+        self.meter.clock = host.clock
         self._peak: int | None = None
 
     def source(
@@ -147,6 +164,10 @@ class MeasurePhase(BatchPhase):
         if not meter.measuring and not meter.done:
             _note_workers(meter, self._host.patch, it)
             meter.epoch_batches = epoch_length(it) or epoch_length(self._host.patch.current_loader)
+            self.clock.epoch_batches = meter.epoch_batches
+        self.clock.train_iter(t_iter)
+        if delivered:  # its first batches came before the choice (uncounted by the meter)
+            self.clock.train_first(delivered[0][1], -len(delivered))
         meter.iter_started(t_iter)
         meter.add_wait(perf_counter() - t_iter)
         if delivered and source is it:
@@ -159,9 +180,41 @@ class MeasurePhase(BatchPhase):
         # The script's own peak: the ceilings after it may cache, or start workers of their own.
         self._peak = self._host.sampler.peak_host_mem or None
 
+    def script_ended(self) -> None:
+        super().script_ended()
+        self.meter.stop_lingering("the script ended first")
+
     def report(self, res: ProbeResult) -> None:
         if self._peak:
             res.peak_rss_bytes = self._peak
+        res.epoch = self._epoch(res)
+
+    def _epoch(self, res: ProbeResult) -> EpochFigures:
+        """The epoch seen, and the rate charged with the start-up each epoch pays."""
+        figures = self.clock.figures()
+        meter = self.meter
+        if not res.windows or not meter.measured_batches or meter.measure_start is None:
+            return figures
+        mid = statistics.median(res.windows)
+        wall = (meter.measure_end or meter.measure_start) - meter.measure_start
+        # Start-ups inside the windows come out of the steady rate: they are charged per epoch.
+        steady = mid * wall / (wall - meter.startup_s) if 0 < meter.startup_s < wall else mid
+        size = meter.measured_samples / meter.measured_batches
+        config = res.applied_config
+        figures, scale = charge_per_epoch(
+            figures,
+            windows=res.windows,
+            batch_size=size,
+            batch_s=size / steady,
+            steady=steady,
+            workers=int(config.num_workers or 0),
+            persistent=bool(config.persistent_workers) and not figures.rebuilt,
+        )
+        if scale != 1.0:
+            res.windows = [w * scale for w in res.windows]
+            if res.samples_per_s is not None:
+                res.samples_per_s *= scale
+        return figures
 
 
 class ComputeCeilingPhase(BatchPhase):

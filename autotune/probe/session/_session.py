@@ -35,11 +35,12 @@ from autotune.probe.loader import (
     StreamPrefetcher,
     TimedIterator,
     make_streams,
+    timed_pass,
 )
 from autotune.probe.machine import GpuSampler, TreeSampler, cuda_sync, log
-from autotune.probe.measure import Meter, NvtxRanges, ProbeDone, RankSync
+from autotune.probe.measure import EpochClock, Meter, NvtxRanges, ProbeDone, RankSync
 from autotune.probe.session import _failure as failure
-from autotune.probe.session._phases import BasePhase, BatchPhase, phases_for
+from autotune.probe.session._phases import BasePhase, BatchPhase, MeasurePhase, phases_for
 from autotune.probe.session._progress import append_progress, progress_writer
 from autotune.probe.session._result import build_result
 from autotune.probe.session._segments import Adapter
@@ -74,10 +75,16 @@ class ProbeSession:
             lambda: self.patch.loaders_iterated, lambda: self.patch.loaders_built
         )
         self.script_batches: int | None = None
+        # The epoch on the wall clock, timed by the phase that measures the script's loader.
+        self.clock = EpochClock()
         self.phases: list[BasePhase] = phases_for(config.mode, self, multi_rank=ranks is not None)
         first = self.phases[0] if self.phases else None
         # None in mode "run", which measures nothing.
         self.lead = first if isinstance(first, BatchPhase) else None
+        if isinstance(first, MeasurePhase):
+            # Only probes time the other loaders' passes: `autotune run` pays nothing for it.
+            self.patch.on_other = partial(timed_pass, self.clock)
+            self.patch.on_built = self.clock.built
         self._at = 0  # the current phase; len(phases) once every one is over
         self._written = False
         # A phase's result was written while phases were left: they rewrite it.
@@ -114,6 +121,7 @@ class ProbeSession:
         )
         meter.on_measure_start = self._measure_start
         meter.on_measure_end = self._measure_end
+        meter.on_linger = self._keep
         return meter
 
     def prefetch(self, it: Iterator[Any]) -> Iterator[Any]:
@@ -201,8 +209,13 @@ class ProbeSession:
         self._next()
         if phase.keeps and not self.finished:
             # Written now, so a probe killed in a later phase keeps this one's figures.
-            self.write("ok")
-            self._kept = True
+            self._keep()
+
+    def _keep(self) -> None:
+        """The result as it stands, written (again) now: what is measured survives a kill."""
+        self._written = False
+        self.write("ok")
+        self._kept = True
 
     def _next(self, *, go_on: bool = True) -> None:
         """On past the current phase: each phase that takes no batches does its work (unless
@@ -308,6 +321,10 @@ class ProbeSession:
             self.adapter.finish((status, reason) if failed else None)
         if lead is None:
             return exit_code
+        if lead.meter.lingering and not ended_itself:
+            # Its windows were done: what the script did after them is no verdict on them.
+            lead.meter.stop_lingering(f"the script stopped first ({status}: {reason})")
+            status, reason = "ok", ""
         if ended_itself and lead.own_batches:  # a replay never ends an epoch
             self._script_ended()
         if self._kept and not self.finished:

@@ -117,11 +117,18 @@ def diagnose(
             "settings cannot make this much faster.",
         )
     if startup is not None and startup >= STARTUP_SHARE and result.epoch_starts:
+        # A loader built anew every epoch starts its workers again, persistent or not.
+        rebuilt = result.epoch is not None and result.epoch.rebuilt
+        advice = (
+            "the script builds its DataLoader anew every epoch, so persistent_workers cannot "
+            "keep them: build it once, before the epoch loop, or use fewer workers"
+            if rebuilt
+            else "keep workers alive (persistent_workers=True)"
+        )
         return Diagnosis(
             "startup",
             f"start-up-bound: {pct}, and {startup:.0%} of the time goes to starting "
-            f"workers at {result.epoch_starts} epoch starts; keep workers alive "
-            "(persistent_workers=True).",
+            f"workers at {result.epoch_starts} epoch starts; {advice}.",
         )
     if cpu is not None and cpu >= CPU_BUSY:
         advice = (

@@ -10,6 +10,7 @@ from autotune.answer import Answer, Baseline, Counts, Failure, Recommended
 from autotune.contract import CEILING_GAP, MeasuredLoader
 from autotune.state import StudyState, baseline_of, counted, record_of
 from autotune.tuner.evidence._ceiling import bound_for, ceiling_rate, missing, transport_rate
+from autotune.tuner.evidence._epoch import epoch_answer
 from autotune.tuner.evidence._load import account
 from autotune.tuner.evidence._trials import best_usable, trial_config
 
@@ -70,6 +71,14 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
     if bound and best_rate and best_rate > bound * (1 + CEILING_GAP):
         bound, binding = None, None  # the answer itself ran past it: it binds nothing
     measured_loader = _measured_loader(best or base)
+    epoch = epoch_answer(
+        record_of(base).probe_result() if base is not None else None,
+        record_of(best).probe_result() if best is not None else None,
+        base_rate=base_confirmed or base_rate,
+        best_rate=best_rate,
+        same=speedup == 1.0
+        or (best is not None and base is not None and best.number == base.number),
+    )
     return Answer(
         study=study.study_name,
         storage=storage,
@@ -111,4 +120,5 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
             if t.state == TrialState.FAIL
             for r in [record_of(t)]
         ],
+        epoch=epoch,
     )

@@ -156,6 +156,10 @@ def search_space(
     return space(max(top, script.num_workers or 0))
 
 
+# Share of the as-written epoch its workers' start-up must take for no workers to be seeded.
+RESTART_SHARE = 0.25
+
+
 def seeds(
     study: optuna.Study,
     result: ProbeResult,
@@ -186,6 +190,16 @@ def seeds(
     found = [first]
     if cuda and workers == (script.num_workers or 0):
         found.append(LoaderConfig(num_workers=workers, device="cpu"))
+    epoch = result.epoch
+    if (
+        epoch is not None
+        and epoch.epoch_s
+        and (script.num_workers or 0) > 0
+        and epoch.charged_startup_s >= RESTART_SHARE * epoch.epoch_s
+    ):
+        # Workers started anew at every epoch cost a large share of it: no workers pays no
+        # start-up, and may beat any count whose start-up costs more than it saves.
+        found.append(LoaderConfig(num_workers=0))
     # With no workers torch ignores prefetch and persistence: such a seed is the baseline.
     as_written = script.under_torch_rules()
     return [c for c in found if c.merged_over(script).under_torch_rules() != as_written], seed

@@ -5,6 +5,7 @@ from __future__ import annotations
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune.state import compared_windows
 from autotune.tuner.evidence import NOISE_FLOOR, load_noise, steady_load
 
 # One window far below the best is enough: a config at two thirds of the best is not one
@@ -25,6 +26,12 @@ class WindowPruner(optuna.pruners.BasePruner):
     no evidence: beside a spinning core the first windows of 12 workers read 369 samples/s
     where the run settles near 1,000, and the climb stopped there. Then a trial is pruned
     only after ``min_windows``, and only below the best by more than the load's own noise.
+
+    A finished trial is compared by the windows its result states, charged with the start-up
+    each epoch pays (probe/measure/_epoch.py), not by the windows it streamed: 32 workers
+    restarted every epoch stream a fast steady rate, and against it no workers, which wins
+    once the restarts are paid, would be pruned. The running trial's windows are not charged yet,
+    which only prunes less.
     """
 
     def __init__(
@@ -46,7 +53,7 @@ class WindowPruner(optuna.pruners.BasePruner):
         for t in trials:
             if t.state != TrialState.COMPLETE or not t.intermediate_values:
                 continue
-            low = min(t.intermediate_values.values())
+            low = min(compared_windows(t))
             best_low = low if best_low is None else max(best_low, low)
         if best_low is None:
             return False

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune.state import counted, role, usable, windows_of
+from autotune.state import compared_windows, counted, role, usable
 from autotune.tuner.evidence import (
     clearly_better,
     load_noise,
@@ -53,7 +53,8 @@ def stop_reason(
     for t in counted(trials):
         if t.state == TrialState.FAIL:
             continue
-        windows = windows_of(t) if usable(t) else []
+        # Charged with the start-up each epoch pays: what the answer compares too.
+        windows = compared_windows(t) if usable(t) else []
         if windows and clearly_better(windows, best):
             best, best_trial, since_gain = windows, t, 0
         elif role(t) == "baseline":

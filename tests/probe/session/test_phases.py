@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from autotune.contract import Mode, ProbeResult, ProbeSettings, TrialConfig
+from autotune.probe.measure import EpochClock
 from autotune.probe.measure._meter import Meter
 from autotune.probe.session._phases import (
     BasePhase,
@@ -29,6 +30,7 @@ class _Host:
     leads: list[bool] = field(default_factory=list)
     patch: Any = None
     sampler: Any = None
+    clock: EpochClock = field(default_factory=EpochClock)
 
     def meter(self, settings: ProbeSettings, *, lead: bool, extra_warmup_batches: int = 0) -> Meter:
         self.leads.append(lead)

@@ -66,6 +66,19 @@ def test_startup_bound_when_epochs_restart_workers() -> None:
     assert "persistent_workers=True" in d.summary
 
 
+def test_a_loader_rebuilt_every_epoch_is_not_told_to_keep_workers_alive() -> None:
+    from dataclasses import replace
+
+    from autotune.contract import EpochFigures
+
+    result = measured(4, wait=0.6, step=0.05, startup=0.45, epochs=6)
+    rebuilt = replace(result, epoch=EpochFigures(epoch_s=0.5, rebuilt=True))
+    d = diagnose(rebuilt, cpu_count=2)
+    assert d.bottleneck == "startup"
+    assert "builds its DataLoader anew every epoch" in d.summary
+    assert "persistent_workers=True" not in d.summary
+
+
 def test_at_the_ceiling_only_when_the_best_barely_waits() -> None:
     at = diagnose(measured(8, wait=0.05, step=0.01), cpu_count=2, ceiling=3300, best=3200)
     assert at.bottleneck == "model"

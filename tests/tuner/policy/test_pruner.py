@@ -75,3 +75,25 @@ def test_under_a_steady_load_one_window_or_the_loads_own_noise_prunes_nothing() 
     assert not _prunes(study, [low * (1 - noise / 2), low * (1 - noise / 2)])
     # Two windows far below it: pruned.
     assert _prunes(study, [low * (1 - noise) * 0.5, low * (1 - noise) * 0.5])
+
+
+def test_a_finished_trial_is_compared_by_its_charged_windows() -> None:
+    from autotune import state
+    from autotune.contract import EpochFigures, ProbeResult
+
+    # Streamed at a steady 1,500 samples/s; its result charges the workers' restart at
+    # every epoch: 90 samples/s.
+    charged = ProbeResult(
+        windows=[90.0, 92.0, 95.0],
+        samples_per_s=92.0,
+        epoch=EpochFigures(charged_startup_s=0.4, uncharged_windows=[1500.0, 1480.0, 1510.0]),
+    )
+    study = optuna.create_study(direction="maximize", pruner=WindowPruner())
+    study.add_trial(
+        optuna.trial.create_trial(
+            value=92.0,
+            intermediate_values={0: 1500.0, 1: 1480.0, 2: 1510.0},
+            user_attrs=state.attrs_of(state.TrialRecord.of_result(charged, "search")),
+        )
+    )
+    assert not _prunes(study, [420.0, 430.0])  # no workers: faster than 92 once charged

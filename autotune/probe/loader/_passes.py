@@ -1,0 +1,68 @@
+"""The passes of loaders other than the training loader, timed for the epoch clock.
+
+Once the training loader is chosen, every other loader the script iterates (an evaluation or
+validation pass, a loader rebuilt for it each epoch) keeps the script's settings; its
+iterator is wrapped only to note when its first batch came and when it ran out, so the epoch
+clock can say how much of the epoch it took. Per batch: a clock read, a test, an increment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from time import perf_counter
+from typing import Any
+
+from autotune.probe.loader._apply import batch_size_of, settings_of
+from autotune.probe.loader._marks import SITE_ATTR
+from autotune.probe.measure import EpochClock, OtherPass
+
+
+class PassIterator:
+    """Another loader's iterator, timed at its first batch and at its end."""
+
+    __slots__ = ("_it", "_pass")
+
+    def __init__(self, it: Iterator[Any], timed: OtherPass) -> None:
+        self._it = it
+        self._pass = timed
+
+    def __iter__(self) -> PassIterator:
+        return self
+
+    def __next__(self) -> Any:
+        timed = self._pass
+        try:
+            batch = next(self._it)
+        except StopIteration:
+            if timed.ended is None:
+                timed.ended = perf_counter()
+            raise
+        now = perf_counter()
+        if timed.first is None:
+            timed.first = now
+        timed.last = now  # a pass the script leaves open (a peek) ends at its last batch
+        timed.batches += 1
+        return batch
+
+    def __len__(self) -> int:
+        return len(self._it)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._it, name)
+
+
+def timed_pass(clock: EpochClock, loader: Any, t0: float, it: Iterator[Any]) -> PassIterator:
+    """``it``, the iterator of ``loader`` made at ``t0``, timed as one of the epoch's passes."""
+    site = loader.__dict__.get(SITE_ATTR)
+    settings = settings_of(loader)
+    timed = clock.other(
+        OtherPass(
+            loader=type(loader).__name__,
+            dataset=type(getattr(loader, "dataset", None)).__name__,
+            batch_size=batch_size_of(settings),
+            num_workers=int(settings.get("num_workers") or 0),
+            site=None if site is None else f"{site[0]}:{site[1]}",
+            started=t0,
+        )
+    )
+    return PassIterator(it, timed)

@@ -1,0 +1,223 @@
+"""The epoch on the wall clock: where one epoch of the script goes, timed at a few events.
+
+The user waits for whole epochs, not for the training loader's steady rate: an untuned
+validation pass, workers restarted at every epoch and loaders rebuilt between passes are all
+in the epoch and none is in the rate. The clock times one epoch from the training loader's
+first batch to its first batch of the next epoch, so the restart of its workers is inside it,
+and splits it into the training pass, its start-up, the other loaders' passes, DataLoader
+constructions and the rest. It is fed only at iterator creation, first batch and exhaustion,
+never per batch: nothing here is on the hot path.
+
+A probe is a few seconds of windows; an epoch may be longer. When the windows are done before
+an epoch end was seen, the probe goes on running the script, unmeasured, for as long as the
+rest of the epoch is expected to take at the measured rate (``LINGER_SPAN`` x the planned
+measurement at most: every trial pays it, so it stays short); a longer epoch is reported as
+too long for a probe to see its end. Short epochs cost nothing here: their windows already
+run until one holds an epoch start (``_meter.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from dataclasses import dataclass, field, replace
+
+from autotune.contract import EpochFigures, LoaderPass
+
+# The rest of an epoch a probe waits for once its windows are done, in planned measurements.
+LINGER_SPAN = 1.0
+# Slack on top of the training batches left, in planned measurements: the wait is checked at
+# the training loader's batches only, so this covers their noise, not the passes after them.
+LINGER_SLACK = 0.5
+
+
+@dataclass
+class OtherPass:
+    """One iteration of a loader that is not the training loader."""
+
+    loader: str
+    dataset: str
+    batch_size: int | None
+    num_workers: int
+    site: str | None
+    started: float
+    first: float | None = None
+    ended: float | None = None
+    batches: int = 0
+    last: float | None = None  # its last batch
+
+    def to_pass(self, until: float) -> LoaderPass:
+        # Left open (a peek with next(iter(...))): it took the epoch until its last batch.
+        end = self.ended if self.ended is not None else min(until, self.last or self.started)
+        return LoaderPass(
+            loader=self.loader,
+            dataset=self.dataset,
+            batch_size=self.batch_size,
+            num_workers=self.num_workers,
+            seconds=max(0.0, end - self.started),
+            batches=self.batches,
+            startup_s=None if self.first is None else self.first - self.started,
+            site=self.site,
+        )
+
+
+@dataclass
+class _Epoch:
+    iter_at: float
+    first_at: float | None = None
+    ended_at: float | None = None
+    batches_before: int = 0  # the meter's batch count at its first batch
+
+
+@dataclass
+class EpochClock:
+    """Events of the training loader and of every other loader, on ``perf_counter``."""
+
+    epochs: list[_Epoch] = field(default_factory=list)
+    passes: list[OtherPass] = field(default_factory=list)
+    builds: list[tuple[float, float, bool]] = field(default_factory=list)  # (at, s, training)
+    epoch_batches: int | None = None
+    # Set once the probe stops waiting for an epoch end, or knows it cannot see one.
+    reason: str = ""
+
+    # --- events -----------------------------------------------------------------------------
+    def train_iter(self, t: float) -> None:
+        """The training loader's iteration began (an epoch starts)."""
+        self.epochs.append(_Epoch(t))
+
+    def train_first(self, t: float, batches: int) -> bool:
+        """Its first batch (``batches``: the meter's count before it). True: an epoch is now
+        complete (this is the first batch of the epoch after one whose first batch was seen)."""
+        if not self.epochs or self.epochs[-1].first_at is not None:
+            return False
+        self.epochs[-1].first_at = t
+        self.epochs[-1].batches_before = batches
+        return self.complete
+
+    def train_end(self, t: float) -> None:
+        if self.epochs and self.epochs[-1].ended_at is None:
+            self.epochs[-1].ended_at = t
+
+    def other(self, p: OtherPass) -> OtherPass:
+        self.passes.append(p)
+        return p
+
+    def built(self, at: float, seconds: float, training: bool) -> None:
+        self.builds.append((at, seconds, training))
+
+    # --- reading ----------------------------------------------------------------------------
+    @property
+    def complete(self) -> bool:
+        return self._pair() is not None
+
+    def _pair(self) -> tuple[_Epoch, _Epoch] | None:
+        """The last two epochs in a row whose first batches were seen: the latest epoch is
+        the most like the rest of the run (the first still has workers ramping up)."""
+        for a, b in reversed(list(itertools.pairwise(self.epochs))):
+            if a.first_at is not None and b.first_at is not None:
+                return a, b
+        return None
+
+    def linger_s(self, batches: int, batch_s: float, planned_s: float) -> float | None:
+        """How long to go on for an epoch end after the windows (None: not at all, and
+        ``reason`` says why). ``batches``: the meter's count; ``batch_s``: the measured
+        seconds per batch; ``planned_s``: the probe's planned measurement."""
+        if self.complete:
+            return None
+        current = self.epochs[-1] if self.epochs else None
+        if self.epoch_batches is None or current is None or current.first_at is None:
+            self.reason = "no epoch end seen: the training loader has no length"
+            return None
+        left = max(0, self.epoch_batches - (batches - current.batches_before))
+        if current.ended_at is not None:
+            left = 0
+        expected = left * batch_s
+        if expected > LINGER_SPAN * planned_s:
+            self.reason = (
+                f"the probe was too short to see an epoch end: {self.epoch_batches} batches "
+                f"an epoch, about {self.epoch_batches * batch_s:.1f} s of training batches"
+            )
+            return None
+        return expected + LINGER_SLACK * planned_s
+
+    def gave_up(self, waited_s: float) -> None:
+        self.reason = (
+            f"the probe was too short to see an epoch end: none within {waited_s:.1f} s after "
+            "its windows"
+        )
+
+    def figures(self) -> EpochFigures:
+        """One epoch, from the training loader's first batch to its first batch of the next
+        epoch; without one seen, only the reason (and what is known)."""
+        pair = self._pair()
+        if pair is None:
+            first = self.epochs[0] if self.epochs else None
+            startup = (
+                None if first is None or first.first_at is None else first.first_at - first.iter_at
+            )
+            return EpochFigures(
+                first_startup_s=startup,
+                epoch_batches=self.epoch_batches,
+                reason=self.reason or "no epoch end seen: the probe ended first",
+            )
+        a, b = pair
+        assert a.first_at is not None and b.first_at is not None
+        start, end = a.first_at, b.first_at
+        passes = [p.to_pass(b.iter_at) for p in self.passes if start <= p.started < end]
+        builds = [(at, s, tr) for at, s, tr in self.builds if start <= at < end]
+        # Without its end seen (the script broke out of the loop), the pass ends at the
+        # first thing after it: another loader's pass, a construction, or the next epoch.
+        after = [p.started for p in self.passes if start <= p.started < end]
+        after += [at - s for at, s, _ in builds]
+        train_end = a.ended_at if a.ended_at is not None else min(after, default=b.iter_at)
+        epoch_s = end - start
+        train_s = max(0.0, train_end - start)
+        startup_s = end - b.iter_at
+        other_s = sum(p.seconds for p in passes)
+        builds_s = sum(s for _, s, _ in builds)
+        return EpochFigures(
+            epoch_s=epoch_s,
+            train_s=train_s,
+            startup_s=startup_s,
+            first_startup_s=a.first_at - a.iter_at,
+            passes=passes,
+            builds_s=builds_s,
+            rest_s=max(0.0, epoch_s - train_s - startup_s - other_s - builds_s),
+            rebuilt=any(tr for _, _, tr in builds),
+            epoch_batches=self.epoch_batches,
+        )
+
+
+def charge_per_epoch(
+    figures: EpochFigures,
+    *,
+    windows: list[float],
+    batch_size: float | None,
+    batch_s: float | None,
+    steady: float | None,
+    workers: int,
+    persistent: bool,
+) -> tuple[EpochFigures, float]:
+    """The start-up the training loader's workers pay at every epoch, charged into its rate:
+    the figures (with the charge) and the factor every window is scaled by (1: none).
+
+    Windows are the steady rate; a run pays the start-up again at each epoch where workers
+    are not persistent or the loader is rebuilt. A worker count that only pays off within an
+    epoch must not win on a rate that never pays its start-up, so the rate becomes
+    ``epoch samples / (epoch at the steady rate + start-up)``. ``steady``: the rate with the
+    start-ups inside the windows taken out (they are charged here instead, once per epoch).
+    One batch's own time is in the steady rate already: only the start-up beyond it counts."""
+    if not windows or not steady or not batch_size or not figures.epoch_batches:
+        return figures, 1.0
+    if figures.startup_s is not None:
+        startup = figures.startup_s  # seen: the restart the next epoch paid
+    elif workers > 0 and not persistent:
+        # Not seen: the first epoch's start-up, which every epoch repeats without persistence.
+        startup = figures.first_startup_s or 0.0
+    else:
+        startup = 0.0
+    cost = max(0.0, startup - (batch_s or 0.0))
+    epoch_samples = figures.epoch_batches * batch_size
+    charged = epoch_samples / (epoch_samples / steady + cost)
+    scale = charged / statistics.median(windows)
+    return replace(figures, charged_startup_s=cost, uncharged_windows=list(windows)), scale

@@ -1,0 +1,84 @@
+"""The epoch on the wall clock in the answer: as written (the baseline's probe) and with the
+recommendation (the recommended trial's probe, or, where it saw no epoch end, the as-written
+epoch with the training loader's part at the recommended rate).
+
+The rates compared are the charged ones (probe/measure/_epoch.py): each already carries the
+start-up its workers pay once per epoch, so the training loader's part of an epoch scales
+with their ratio, and the rest of the epoch (other loaders' passes, rebuilds, the script's
+own work) stays what it was as written: the recommendation does not touch it.
+"""
+
+from __future__ import annotations
+
+from autotune.answer import Epoch, EpochPass
+from autotune.contract import EpochFigures, ProbeResult
+
+
+def _share(figures: EpochFigures) -> float | None:
+    outside = figures.outside_s
+    if outside is None or not figures.epoch_s:
+        return None
+    return outside / figures.epoch_s
+
+
+def epoch_answer(
+    base: ProbeResult | None,
+    best: ProbeResult | None,
+    *,
+    base_rate: float | None,
+    best_rate: float | None,
+    same: bool,
+) -> Epoch | None:
+    """``same``: the recommendation is the script's own settings (its epoch is as written)."""
+    written = base.epoch if base is not None else None
+    if written is None:
+        return None  # measured before epochs were timed, or no baseline yet
+    if written.epoch_s is None:
+        return Epoch(reason=written.reason or None)
+    passes = [
+        EpochPass(p.loader, p.dataset, p.num_workers, p.seconds, p.batches, p.site)
+        for p in written.passes
+    ]
+    out = Epoch(
+        as_written_s=written.epoch_s,
+        outside_share=_share(written),
+        startup_s=written.startup_s,
+        passes=passes,
+        builds_s=written.builds_s,
+        rest_s=written.rest_s,
+    )
+    own = best.epoch if best is not None else None
+    if same:
+        return _with(out, written, predicted=False)
+    if own is not None and own.epoch_s is not None:
+        return _with(out, own, predicted=False)
+    outside = written.outside_s
+    if outside is None or written.train_s is None or written.startup_s is None:
+        return out
+    if not base_rate or not best_rate:
+        return out
+    # The training loader's part (its batches and its start-up), at the recommended rate.
+    train = (written.train_s + written.startup_s) * base_rate / best_rate
+    epoch = outside + train
+    startup = own.charged_startup_s if own is not None else None
+    return Epoch(
+        **{
+            **out.__dict__,
+            "recommended_s": epoch,
+            "recommended_predicted": True,
+            "recommended_outside_share": outside / epoch if epoch else None,
+            "recommended_startup_s": startup,
+        }
+    )
+
+
+def _with(out: Epoch, figures: EpochFigures, *, predicted: bool) -> Epoch:
+    return Epoch(
+        **{
+            **out.__dict__,
+            "recommended_s": figures.epoch_s,
+            "recommended_predicted": predicted,
+            "recommended_outside_share": _share(figures),
+            "recommended_startup_s": figures.startup_s,
+        }
+    )

@@ -1,0 +1,99 @@
+"""The epoch on the wall clock, through the real CLI and real probes: the figures the
+answer states against the script's own clock, and start-up charged once per epoch."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SCRIPTS
+
+SCRIPT = str(SCRIPTS / "epochs.py")
+
+
+def _probe(db_url: str, *script_args: str) -> dict:  # type: ignore[type-arg]
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "autotune.cli", "probe", SCRIPT),
+            *("--storage", db_url, "--trials", "4", "--json"),
+            *("--window", "1", "--windows", "3"),
+            *("--", *script_args),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    answer: dict = json.loads(proc.stdout)  # type: ignore[type-arg]
+    assert answer["epoch"] is not None, proc.stderr
+    answer["stderr"] = proc.stderr  # (not part of the answer) what the search did, for failures
+    return answer
+
+
+def _own_clock(tmp_path: Path, *script_args: str) -> list[dict]:  # type: ignore[type-arg]
+    """The script's own epochs, as written and without autotune; the first one (its imports,
+    the first fork) is no steady epoch."""
+    report = tmp_path / "own.jsonl"
+    subprocess.run(
+        [sys.executable, SCRIPT, *script_args, "--epochs", "6", "--report", str(report)],
+        check=True,
+        timeout=300,
+    )
+    return [json.loads(line) for line in report.read_text().splitlines()][1:]
+
+
+@pytest.mark.slow
+def test_workers_restarted_every_epoch_pay_their_start_up_per_epoch(
+    db_url: str, tmp_path: Path
+) -> None:
+    # 16 batches of 8 an epoch; the loader is rebuilt every epoch with 2 workers that each
+    # take 0.3 s to start: about 0.15 s of batches with workers, against 0.3 s with none.
+    args = ("--workers", "2", "--worker-start", "0.3", "--size", "128", "--latency", "0.002")
+    answer = _probe(db_url, *args)
+    epoch = answer["epoch"]
+    own = _own_clock(tmp_path, *args)
+    startup = statistics.median(e["startup_s"] for e in own)
+    assert epoch["startup_s"] == pytest.approx(startup, rel=0.25), (epoch, own)
+    # Workers whose start-up costs more than they save within an epoch are not recommended.
+    assert answer["recommended"]["config"]["num_workers"] == 0, (answer, answer["stderr"])
+    assert epoch["recommended_s"] < epoch["as_written_s"]
+
+
+@pytest.mark.slow
+def test_the_epoch_as_written_and_its_validation_pass(db_url: str, tmp_path: Path) -> None:
+    # Training: 64 batches of 8 at 2 ms a sample, 0 workers; validation: 32 batches of 8 at
+    # 2 ms a sample, 0 workers: about a third of the epoch (1.9 s as written). Both loaders
+    # are built once, so workers (persistent if recommended) need not restart every epoch:
+    # forking many of them each epoch on a loaded 2-core machine varies by 2x from run to run.
+    args = ("--size", "512", "--latency", "0.002", "--val-size", "256", "--val-latency", "0.002")
+    args += ("--build-once",)
+    answer = _probe(db_url, *args)
+    epoch = answer["epoch"]
+    own = _own_clock(tmp_path, *args)
+    assert epoch["as_written_s"] == pytest.approx(
+        statistics.median(e["epoch_s"] for e in own), rel=0.15
+    ), (epoch, own)
+    assert [p["batches"] for p in epoch["passes"]] == [32]
+    assert 0.2 < epoch["outside_share"] < 0.5, epoch
+    # `autotune run --study`: the epochs the recommendation makes, by the script's own clock.
+    report = tmp_path / "run.jsonl"
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "autotune.cli", "run", SCRIPT, "--study", answer["study"]),
+            *("--storage", db_url, "--", *args, "--epochs", "6", "--report", str(report)),
+        ],
+        check=True,
+        timeout=300,
+    )
+    ran = [json.loads(line) for line in report.read_text().splitlines()][1:]
+    assert epoch["recommended_s"] == pytest.approx(
+        statistics.median(e["epoch_s"] for e in ran), rel=0.15
+    ), (epoch, ran)
+    # The training loader got faster; the validation pass, untouched, is a larger share now.
+    assert answer["recommended"]["config"]["num_workers"] > 0, (answer, answer["stderr"])
+    assert epoch["recommended_outside_share"] > epoch["outside_share"]

@@ -1,0 +1,42 @@
+"""The terminal answer: the epoch on the wall clock, with the script's names as text."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from autotune.answer import Answer, Epoch, EpochPass
+from autotune.cli._render import render_summary
+
+
+def _rendered(answer: Answer) -> str:
+    out = io.StringIO()
+    render_summary(Console(file=out, width=200), answer)
+    return out.getvalue()
+
+
+def test_the_epoch_is_stated_as_written_and_recommended() -> None:
+    epoch = Epoch(
+        as_written_s=12.1,
+        recommended_s=3.0,
+        outside_share=0.17,
+        recommended_outside_share=0.7,
+        startup_s=0.7,
+        recommended_startup_s=0.0,
+        # A dataset name that rich would read as a closing markup tag.
+        passes=[EpochPass("DataLoader", "[/Val]", 0, 2.0, 32, "fit.py:30")],
+        builds_s=0.01,
+        rest_s=0.1,
+    )
+    text = _rendered(Answer(study="s", epoch=epoch))
+    assert "epoch (wall clock): 12.10 s as written, 3.00 s with the recommendation" in text
+    assert "outside the training loader: 17% as written, 70% with the recommendation" in text
+    assert "start-up per epoch: 0.70 s as written, 0.00 s recommended" in text
+    assert "[/Val] (32 batches, 0 workers, at fit.py:30): 2.00 s" in text
+
+
+def test_an_epoch_too_long_for_a_probe_says_so() -> None:
+    why = "the probe was too short to see an epoch end: 10000 batches an epoch"
+    text = _rendered(Answer(study="s", epoch=Epoch(reason=why)))
+    assert f"epoch: {why}" in text

@@ -1,0 +1,172 @@
+"""The epoch clock: one epoch split where its time goes, the wait for an epoch end, and the
+start-up charged once per epoch."""
+
+from __future__ import annotations
+
+import pytest
+
+from autotune.contract import EpochFigures, ProbeSettings
+from autotune.probe.measure import EpochClock, OtherPass, charge_per_epoch
+from autotune.probe.measure._meter import Meter
+
+
+def _val(started: float, first: float, ended: float) -> OtherPass:
+    return OtherPass("DataLoader", "Val", 8, 0, "fit.py:30", started, first, ended, batches=10)
+
+
+def _one_epoch() -> EpochClock:
+    clock = EpochClock(epoch_batches=16)
+    clock.train_iter(0.0)
+    assert clock.train_first(0.5, 0) is False  # the first epoch's first batch: none complete
+    clock.train_end(1.9)
+    clock.other(_val(2.0, 2.1, 3.0))
+    clock.built(3.15, 0.05, True)  # the training loader, built again for the next epoch
+    clock.train_iter(3.2)
+    assert clock.train_first(3.7, 16) is True
+    return clock
+
+
+def test_an_epoch_is_split_into_its_parts() -> None:
+    figures = _one_epoch().figures()
+    assert figures.epoch_s == pytest.approx(3.2)  # first batch to the next epoch's
+    assert figures.train_s == pytest.approx(1.4)
+    assert figures.startup_s == pytest.approx(0.5)
+    assert figures.first_startup_s == pytest.approx(0.5)
+    assert [p.seconds for p in figures.passes] == [pytest.approx(1.0)]
+    assert figures.passes[0].site == "fit.py:30" and figures.passes[0].batches == 10
+    assert figures.builds_s == pytest.approx(0.05)
+    assert figures.rest_s == pytest.approx(3.2 - 1.4 - 0.5 - 1.0 - 0.05)
+    assert figures.rebuilt is True
+    assert figures.outside_s == pytest.approx(3.2 - 1.4 - 0.5)
+    assert figures.reason == ""
+
+
+def test_the_latest_epoch_seen_is_the_one_stated() -> None:
+    clock = _one_epoch()  # the first epoch: 3.2 s, its workers still ramping up
+    clock.train_end(5.0)
+    clock.train_iter(5.1)
+    clock.train_first(5.2, 32)
+    figures = clock.figures()
+    assert figures.epoch_s == pytest.approx(5.2 - 3.7)
+    assert figures.passes == [] and figures.startup_s == pytest.approx(0.1)
+
+
+def test_a_pass_the_script_broke_out_of_ends_at_what_came_next() -> None:
+    clock = EpochClock(epoch_batches=16)
+    clock.train_iter(0.0)
+    clock.train_first(0.5, 0)
+    clock.other(_val(2.0, 2.1, 3.0))  # no train_end: the loop broke out at 2.0
+    clock.train_iter(3.2)
+    clock.train_first(3.3, 10)
+    assert clock.figures().train_s == pytest.approx(1.5)
+
+
+def test_no_epoch_end_seen_says_why() -> None:
+    clock = EpochClock(epoch_batches=10_000)
+    clock.train_iter(0.0)
+    clock.train_first(0.5, 0)
+    # 10,000 batches at 10 ms: far more than a 1 s probe.
+    assert clock.linger_s(batches=20, batch_s=0.01, planned_s=1.0) is None
+    figures = clock.figures()
+    assert figures.epoch_s is None and figures.first_startup_s == pytest.approx(0.5)
+    assert "too short to see an epoch end" in figures.reason
+    assert figures.epoch_batches == 10_000
+
+
+def test_the_probe_waits_for_an_epoch_end_it_can_afford() -> None:
+    clock = EpochClock(epoch_batches=100)
+    clock.train_iter(0.0)
+    clock.train_first(0.5, 0)
+    # 90 batches left at 10 ms: 0.9 s, plus half a planned measurement of slack.
+    assert clock.linger_s(batches=10, batch_s=0.01, planned_s=1.0) == pytest.approx(1.4)
+    clock.train_end(1.0)  # its batches are done: only the rest of the epoch is left
+    assert clock.linger_s(batches=100, batch_s=0.01, planned_s=1.0) == pytest.approx(0.5)
+
+
+def test_a_loader_without_length_is_not_waited_for() -> None:
+    clock = EpochClock()
+    clock.train_iter(0.0)
+    clock.train_first(0.5, 0)
+    assert clock.linger_s(batches=10, batch_s=0.01, planned_s=1.0) is None
+    assert "no length" in clock.figures().reason
+
+
+def _charge(figures: EpochFigures, *, workers: int, persistent: bool) -> tuple[float, float]:
+    out, scale = charge_per_epoch(
+        figures,
+        windows=[1200.0, 1280.0, 1300.0],
+        batch_size=8,
+        batch_s=8 / 1280,
+        steady=1280.0,
+        workers=workers,
+        persistent=persistent,
+    )
+    return out.charged_startup_s, scale
+
+
+def test_a_restart_seen_is_charged_once_per_epoch() -> None:
+    # 16 batches of 8 at 1,280 samples/s: 0.1 s an epoch, then 0.5 s of start-up each epoch.
+    figures = EpochFigures(epoch_s=0.6, startup_s=0.5, epoch_batches=16)
+    cost, scale = _charge(figures, workers=2, persistent=False)
+    assert cost == pytest.approx(0.5 - 8 / 1280)  # one batch's own time is in the rate
+    assert 1280 * scale == pytest.approx(128 / (0.1 + cost))
+
+
+def test_persistent_workers_unseen_restarting_are_not_charged() -> None:
+    figures = EpochFigures(first_startup_s=0.5, epoch_batches=16)
+    assert _charge(figures, workers=2, persistent=True) == (0.0, 1.0)
+    # Not persistent: each epoch repeats the first epoch's start-up.
+    cost, scale = _charge(figures, workers=2, persistent=False)
+    assert cost > 0.4 and scale < 0.3
+
+
+def test_no_charge_without_an_epoch_length() -> None:
+    figures = EpochFigures(startup_s=0.5)
+    assert charge_per_epoch(
+        figures, windows=[1.0], batch_size=8, batch_s=0.1, steady=1.0, workers=2, persistent=False
+    ) == (figures, 1.0)
+
+
+SETTINGS = ProbeSettings(warmup_batches=2, warmup_s=0.0, window_s=1.0, windows=2)
+
+
+def test_the_meter_lingers_for_the_epoch_end_then_is_done(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
+    done: list[bool] = []
+    meter = Meter(SETTINGS, on_done=lambda: done.append(True), outside_cpu=lambda: None)
+    clock = meter.clock = EpochClock(epoch_batches=400)
+    clock.train_iter(0.0)
+    meter.iter_started(0.0)
+    meter.first_batch(0.0, 0.01)
+    while not meter.lingering and not meter.done:
+        now[0] += 0.01
+        meter.record(now[0], now[0], 4)
+    assert meter.lingering and not meter.done and len(meter.windows) == 2
+    assert meter.summary()["measured_wall_s"] > 0  # the windows stand
+    while meter.batches < 400:  # the rest of the epoch: unmeasured
+        now[0] += 0.01
+        meter.record(now[0], now[0], 4)
+    assert not meter.done and len(meter.windows) == 2
+    meter.epoch_ended(now[0])
+    clock.train_iter(now[0] + 0.2)
+    meter.first_batch(now[0] + 0.2, now[0] + 0.3)  # the next epoch's first batch
+    assert meter.done and done == [True]
+    assert clock.figures().epoch_s == pytest.approx(now[0] + 0.3 - 0.01)
+
+
+def test_the_meter_gives_up_on_an_epoch_end_that_does_not_come(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
+    meter = Meter(SETTINGS, outside_cpu=lambda: None)
+    clock = meter.clock = EpochClock(epoch_batches=400)
+    clock.train_iter(0.0)
+    meter.iter_started(0.0)
+    meter.first_batch(0.0, 0.01)
+    while not meter.lingering:
+        now[0] += 0.01
+        meter.record(now[0], now[0], 4)
+    now[0] += 60.0  # a batch far past the wait: the epoch outlasts what a probe may wait
+    meter.record(now[0], now[0], 4)
+    assert meter.done
+    assert "too short to see an epoch end" in clock.figures().reason

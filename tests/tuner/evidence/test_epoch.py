@@ -1,0 +1,63 @@
+"""The epoch in the answer: as written, with the recommendation, and a probe that saw none."""
+
+from __future__ import annotations
+
+import pytest
+
+from autotune.answer import Answer
+from autotune.contract import EpochFigures, LoaderPass, ProbeResult
+from autotune.tuner.evidence._epoch import epoch_answer
+
+VAL = LoaderPass("DataLoader", "Val", 8, 0, 2.0, 32, 0.01, "fit.py:30")
+# 12 s as written: 9.5 s of training batches, 0.4 s start-up, a 2 s validation pass.
+WRITTEN = EpochFigures(
+    epoch_s=12.0, train_s=9.5, startup_s=0.4, passes=[VAL], builds_s=0.02, rest_s=0.08
+)
+
+
+def _result(figures: EpochFigures | None) -> ProbeResult:
+    return ProbeResult(windows=[100.0], samples_per_s=100.0, epoch=figures)
+
+
+def test_the_recommended_epoch_measured_by_its_own_probe() -> None:
+    best = EpochFigures(epoch_s=3.0, train_s=0.9, startup_s=0.05, passes=[VAL])
+    epoch = epoch_answer(
+        _result(WRITTEN), _result(best), base_rate=100.0, best_rate=1000.0, same=False
+    )
+    assert epoch is not None
+    assert epoch.as_written_s == 12.0 and epoch.recommended_s == 3.0
+    assert not epoch.recommended_predicted
+    assert epoch.outside_share == pytest.approx(2.1 / 12.0)
+    assert epoch.recommended_outside_share == pytest.approx(2.05 / 3.0)
+    assert epoch.startup_s == 0.4 and epoch.recommended_startup_s == 0.05
+    assert epoch.passes[0].dataset == "Val" and epoch.passes[0].seconds == 2.0
+
+
+def test_without_its_own_epoch_the_training_part_scales_with_the_rate() -> None:
+    unseen = EpochFigures(reason="the probe was too short to see an epoch end")
+    epoch = epoch_answer(
+        _result(WRITTEN), _result(unseen), base_rate=100.0, best_rate=1000.0, same=False
+    )
+    assert epoch is not None and epoch.recommended_predicted
+    # The outside part (2.1 s) stays; the training loader's 9.9 s goes 10x faster.
+    assert epoch.recommended_s == pytest.approx(2.1 + 0.99)
+
+
+def test_a_probe_that_saw_no_epoch_end_says_so() -> None:
+    unseen = EpochFigures(reason="the probe was too short to see an epoch end: 10000 batches")
+    epoch = epoch_answer(_result(unseen), None, base_rate=1.0, best_rate=None, same=False)
+    assert epoch is not None and epoch.as_written_s is None
+    assert epoch.reason is not None and "too short to see an epoch end" in epoch.reason
+
+
+def test_older_results_have_no_epoch() -> None:
+    assert epoch_answer(_result(None), None, base_rate=1.0, best_rate=2.0, same=False) is None
+
+
+def test_the_epoch_survives_the_answers_json() -> None:
+    epoch = epoch_answer(_result(WRITTEN), None, base_rate=1.0, best_rate=1.0, same=True)
+    answer = Answer(study="s", epoch=epoch)
+    again = Answer.from_dict(answer.to_dict())
+    assert again.epoch == epoch and again.epoch is not None
+    assert again.epoch.recommended_s == 12.0  # the script's own settings: the same epoch
+    assert Answer.from_dict({"study": "old"}).epoch is None  # stored before epochs
