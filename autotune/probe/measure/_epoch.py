@@ -8,12 +8,12 @@ and splits it into the training pass, its start-up, the other loaders' passes, D
 constructions and the rest. It is fed only at iterator creation, first batch and exhaustion,
 never per batch: nothing here is on the hot path.
 
-A probe is a few seconds of windows; an epoch may be longer. When the windows are done before
-an epoch end was seen, the probe goes on running the script, unmeasured, for as long as the
-rest of the epoch is expected to take at the measured rate (``LINGER_SPAN`` x the planned
-measurement at most: every trial pays it, so it stays short); a longer epoch is reported as
-too long for a probe to see its end. Short epochs cost nothing here: their windows already
-run until one holds an epoch start (``_meter.py``).
+A probe is a few seconds of windows; an epoch may be longer. The probe never waits for an
+epoch end it has not seen (every trial would pay the wait, and a long epoch's start-up and
+other passes are a small share of it): such an epoch is reported as too long for a probe to
+see its end, with its length in batches and in seconds at the measured rate. Short epochs,
+where start-ups and other passes matter most, are seen: their windows already run until one
+holds an epoch start (``_meter.py``).
 """
 
 from __future__ import annotations
@@ -23,12 +23,6 @@ import statistics
 from dataclasses import dataclass, field, replace
 
 from autotune.contract import EpochFigures, LoaderPass
-
-# The rest of an epoch a probe waits for once its windows are done, in planned measurements.
-LINGER_SPAN = 1.0
-# Slack on top of the training batches left, in planned measurements: the wait is checked at
-# the training loader's batches only, so this covers their noise, not the passes after them.
-LINGER_SLACK = 0.5
 
 
 @dataclass
@@ -66,7 +60,6 @@ class _Epoch:
     iter_at: float
     first_at: float | None = None
     ended_at: float | None = None
-    batches_before: int = 0  # the meter's batch count at its first batch
 
 
 @dataclass
@@ -77,22 +70,16 @@ class EpochClock:
     passes: list[OtherPass] = field(default_factory=list)
     builds: list[tuple[float, float, bool]] = field(default_factory=list)  # (at, s, training)
     epoch_batches: int | None = None
-    # Set once the probe stops waiting for an epoch end, or knows it cannot see one.
-    reason: str = ""
 
     # --- events -----------------------------------------------------------------------------
     def train_iter(self, t: float) -> None:
         """The training loader's iteration began (an epoch starts)."""
         self.epochs.append(_Epoch(t))
 
-    def train_first(self, t: float, batches: int) -> bool:
-        """Its first batch (``batches``: the meter's count before it). True: an epoch is now
-        complete (this is the first batch of the epoch after one whose first batch was seen)."""
-        if not self.epochs or self.epochs[-1].first_at is not None:
-            return False
-        self.epochs[-1].first_at = t
-        self.epochs[-1].batches_before = batches
-        return self.complete
+    def train_first(self, t: float) -> None:
+        """Its first batch."""
+        if self.epochs and self.epochs[-1].first_at is None:
+            self.epochs[-1].first_at = t
 
     def train_end(self, t: float) -> None:
         if self.epochs and self.epochs[-1].ended_at is None:
@@ -118,37 +105,19 @@ class EpochClock:
                 return a, b
         return None
 
-    def linger_s(self, batches: int, batch_s: float, planned_s: float) -> float | None:
-        """How long to go on for an epoch end after the windows (None: not at all, and
-        ``reason`` says why). ``batches``: the meter's count; ``batch_s``: the measured
-        seconds per batch; ``planned_s``: the probe's planned measurement."""
-        if self.complete:
-            return None
-        current = self.epochs[-1] if self.epochs else None
-        if self.epoch_batches is None or current is None or current.first_at is None:
-            self.reason = "no epoch end seen: the training loader has no length"
-            return None
-        left = max(0, self.epoch_batches - (batches - current.batches_before))
-        if current.ended_at is not None:
-            left = 0
-        expected = left * batch_s
-        if expected > LINGER_SPAN * planned_s:
-            self.reason = (
-                f"the probe was too short to see an epoch end: {self.epoch_batches} batches "
-                f"an epoch, about {self.epoch_batches * batch_s:.1f} s of training batches"
-            )
-            return None
-        return expected + LINGER_SLACK * planned_s
+    def _unseen(self, batch_s: float | None) -> str:
+        """Why no epoch was seen whole."""
+        if self.epoch_batches is None:
+            return "no epoch end seen: the training loader has no length"
+        size = f"{self.epoch_batches} batches an epoch"
+        if batch_s:
+            size += f", about {self.epoch_batches * batch_s:.1f} s of training batches"
+        return f"the probe was too short to see an epoch end: {size}"
 
-    def gave_up(self, waited_s: float) -> None:
-        self.reason = (
-            f"the probe was too short to see an epoch end: none within {waited_s:.1f} s after "
-            "its windows"
-        )
-
-    def figures(self) -> EpochFigures:
+    def figures(self, batch_s: float | None = None) -> EpochFigures:
         """One epoch, from the training loader's first batch to its first batch of the next
-        epoch; without one seen, only the reason (and what is known)."""
+        epoch; without one seen, only the reason (``batch_s``: the measured seconds a batch)
+        and what is known."""
         pair = self._pair()
         if pair is None:
             first = self.epochs[0] if self.epochs else None
@@ -158,7 +127,7 @@ class EpochClock:
             return EpochFigures(
                 first_startup_s=startup,
                 epoch_batches=self.epoch_batches,
-                reason=self.reason or "no epoch end seen: the probe ended first",
+                reason=self._unseen(batch_s),
             )
         a, b = pair
         assert a.first_at is not None and b.first_at is not None

@@ -21,8 +21,8 @@ epoch start, whatever the phase, so each such window is the long-run rate. Other
 time windows stand. The progress file (the runner prunes on it) only sees windows that
 stand. Longer epochs keep time windows; their stalls are a smaller share of the epoch.
 
-Once the windows are done, an ``EpochClock`` that has not seen an epoch end yet may keep the
-probe going, unmeasured ("lingering"), until the next epoch's first batch (``_epoch.py``).
+The lead meter feeds an ``EpochClock`` (``_epoch.py``) at first batches and epoch ends; the
+probe never waits for an epoch end it has not seen (every trial would pay that wait).
 
 At each window edge (never per batch) it also reads the cores other processes used during
 the window (``probe/machine/_outside_cpu.py``): a shared machine moves a rate by 2-10x.
@@ -109,11 +109,8 @@ class Meter:
         self._prewarmed = 0  # batches seen before the loader was chosen (``prewarm``)
         self.measuring = False
         self.done = False
-        # The lead meter's epoch clock (None: no epoch is timed), and whether the windows are
-        # done and the probe waits, unmeasured, until ``_linger_until`` for an epoch end.
+        # The lead meter's epoch clock (None: no epoch is timed).
         self.clock: EpochClock | None = None
-        self.lingering = False
-        self._linger_until = 0.0
         self.windows: list[float] = []
         self.steps: list[float] = []
         self.measure_start: float | None = None
@@ -153,9 +150,6 @@ class Meter:
         self._window_batches = 0
         self.on_measure_start: Callable[[], None] = lambda: None
         self.on_measure_end: Callable[[], None] = lambda: None
-        # The windows are done and the probe waits for an epoch end: the result so far is
-        # written, so a probe stopped while it waits keeps them.
-        self.on_linger: Callable[[], None] = lambda: None
         self._deadline = _deadline_at(settings.deadline_s)
 
     def iter_started(self, t: float) -> None:
@@ -169,9 +163,8 @@ class Meter:
 
     def first_batch(self, t_iter: float, t1: float) -> None:
         """An iterator delivered its first batch: worker start-up ends here."""
-        clock = self.clock
-        if clock is not None and clock.train_first(t1, self.batches) and self.lingering:
-            self._finish()  # the epoch end it waited for
+        if self.clock is not None:
+            self.clock.train_first(t1)
         if self.measuring:
             self.epoch_starts += 1
             self._starts_in_window += 1
@@ -207,11 +200,6 @@ class Meter:
             self.measured_samples += n
             if self._window_full(t1):
                 self._close_window()
-        elif self.lingering:
-            if t1 > self._linger_until:
-                if self.clock is not None:
-                    self.clock.gave_up(t1 - (self.measure_end or t1))
-                self._finish()
         elif not self.done:
             self._warming(t1, n)
 
@@ -307,45 +295,15 @@ class Meter:
             self._held.clear()
         if settled and (self.settings.enough(self.windows) or self._out_of_time(now)):
             self.measuring = False
+            self.done = True
             self.measure_end = now
             self.on_measure_end()
-            if not self._linger(now):
-                self._finish()
-
-    def _linger(self, now: float) -> bool:
-        """Whether to wait, unmeasured, for the epoch end the clock has not seen yet."""
-        clock = self.clock
-        if clock is None or not self.measured_batches or self.measure_start is None:
-            return False
-        batch_s = (now - self.measure_start) / self.measured_batches
-        wait = clock.linger_s(self.batches, batch_s, self.settings.windows * self.window_s)
-        if wait is None:
-            return False
-        until = now + wait
-        if self._deadline is not None:
-            until = min(until, self._deadline)
-        self.lingering, self._linger_until = True, until
-        clock.reason = "no epoch end seen: the probe was stopped while it waited for one"
-        self.on_linger()
-        return True
-
-    def _finish(self) -> None:
-        self.lingering = False
-        self.done = True
-        self._on_done()
+            self._on_done()
 
     def epoch_ended(self, t: float) -> None:
         """The measured iterator ran out: the training pass of an epoch ends here."""
         if self.clock is not None:
             self.clock.train_end(t)
-
-    def stop_lingering(self, why: str) -> None:
-        """The script ended (or failed) while the probe waited for an epoch end: the windows
-        stand, and the clock says why it saw no epoch end."""
-        if self.lingering:
-            if self.clock is not None:
-                self.clock.reason = f"no epoch end seen: {why}"
-            self._finish()
 
     def _out_of_time(self, now: float) -> bool:
         """Another window would end past the deadline, and the windows so far can stand."""

@@ -167,7 +167,7 @@ class MeasurePhase(BatchPhase):
             self.clock.epoch_batches = meter.epoch_batches
         self.clock.train_iter(t_iter)
         if delivered:  # its first batches came before the choice (uncounted by the meter)
-            self.clock.train_first(delivered[0][1], -len(delivered))
+            self.clock.train_first(delivered[0][1])
         meter.iter_started(t_iter)
         meter.add_wait(perf_counter() - t_iter)
         if delivered and source is it:
@@ -180,10 +180,6 @@ class MeasurePhase(BatchPhase):
         # The script's own peak: the ceilings after it may cache, or start workers of their own.
         self._peak = self._host.sampler.peak_host_mem or None
 
-    def script_ended(self) -> None:
-        super().script_ended()
-        self.meter.stop_lingering("the script ended first")
-
     def report(self, res: ProbeResult) -> None:
         if self._peak:
             res.peak_rss_bytes = self._peak
@@ -191,15 +187,15 @@ class MeasurePhase(BatchPhase):
 
     def _epoch(self, res: ProbeResult) -> EpochFigures:
         """The epoch seen, and the rate charged with the start-up each epoch pays."""
-        figures = self.clock.figures()
         meter = self.meter
         if not res.windows or not meter.measured_batches or meter.measure_start is None:
-            return figures
+            return self.clock.figures()
         mid = statistics.median(res.windows)
         wall = (meter.measure_end or meter.measure_start) - meter.measure_start
         # Start-ups inside the windows come out of the steady rate: they are charged per epoch.
         steady = mid * wall / (wall - meter.startup_s) if 0 < meter.startup_s < wall else mid
         size = meter.measured_samples / meter.measured_batches
+        figures = self.clock.figures(size / steady)
         config = res.applied_config
         figures, scale = charge_per_epoch(
             figures,

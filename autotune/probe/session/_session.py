@@ -121,7 +121,6 @@ class ProbeSession:
         )
         meter.on_measure_start = self._measure_start
         meter.on_measure_end = self._measure_end
-        meter.on_linger = self._keep
         return meter
 
     def prefetch(self, it: Iterator[Any]) -> Iterator[Any]:
@@ -209,13 +208,8 @@ class ProbeSession:
         self._next()
         if phase.keeps and not self.finished:
             # Written now, so a probe killed in a later phase keeps this one's figures.
-            self._keep()
-
-    def _keep(self) -> None:
-        """The result as it stands, written (again) now: what is measured survives a kill."""
-        self._written = False
-        self.write("ok")
-        self._kept = True
+            self.write("ok")
+            self._kept = True
 
     def _next(self, *, go_on: bool = True) -> None:
         """On past the current phase: each phase that takes no batches does its work (unless
@@ -321,10 +315,6 @@ class ProbeSession:
             self.adapter.finish((status, reason) if failed else None)
         if lead is None:
             return exit_code
-        if lead.meter.lingering and not ended_itself:
-            # Its windows were done: what the script did after them is no verdict on them.
-            lead.meter.stop_lingering(f"the script stopped first ({status}: {reason})")
-            status, reason = "ok", ""
         if ended_itself and lead.own_batches:  # a replay never ends an epoch
             self._script_ended()
         if self._kept and not self.finished:
