@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from autotune.answer import Baseline, Bottleneck, Epoch, Failure, Recommended
+from autotune.answer import Baseline, Bottleneck, Epoch, Failure, OtherLoaders, Recommended
 from autotune.contract import GpuReading, LoaderConfig, MeasuredLoader, RankFigures
 
 
@@ -171,6 +171,13 @@ class StudyDetail(StudyItem):
         "recommendation: its share outside the training loader, the training loader's "
         "start-up paid per epoch, the other loaders' passes; reason says why a figure is "
         "missing. Null for studies measured before epochs were timed.",
+    )
+    others: OtherLoaders | None = Field(
+        None,
+        description="The epoch's other map-style loaders (evaluation, validation), tuned "
+        "beside the recommendation: their settings (null: the script's stand, reason says "
+        "why), their passes' seconds an epoch as written and tuned, and each worker count "
+        "tried. Null where the epoch had no such loader or the study predates it.",
     )
 
 

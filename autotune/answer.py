@@ -76,6 +76,28 @@ class EpochPass:
 
 
 @dataclass(frozen=True)
+class OtherLoaders:
+    """The other map-style loaders of the epoch (evaluation, validation), tuned once the
+    training loader's settings were chosen: each probe ran the recommendation with these
+    loaders at one worker count, and timed their passes in the epoch it saw."""
+
+    # Their settings (worker settings only), or None: none was faster than the script's.
+    config: dict[str, Any] | None = None
+    loaders: list[str] = field(default_factory=list)  # "Val at fit.py:30"
+    # Seconds their passes take an epoch, beside the recommendation: as the script has them,
+    # and with ``config``.
+    as_written_s: float | None = None
+    tuned_s: float | None = None
+    tried: list[dict[str, Any]] = field(default_factory=list)  # {"num_workers", "seconds"}
+    reason: str | None = None  # why they were not tuned, or not changed
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None) -> OtherLoaders | None:
+        built: OtherLoaders | None = _build(cls, raw)
+        return built
+
+
+@dataclass(frozen=True)
 class Epoch:
     """One epoch of the script on the wall clock (from the training loader's first batch to
     the next epoch's), as written and with the recommendation. ``reason`` says why a figure
@@ -142,6 +164,8 @@ class Answer:
     failures: list[Failure] = field(default_factory=list)
     # The epoch on the wall clock; null for studies measured before it was timed.
     epoch: Epoch | None = None
+    # The evaluation and validation loaders' own settings; null where none was tuned.
+    others: OtherLoaders | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -161,6 +185,7 @@ class Answer:
         values["diagnosis"] = Diagnosis.from_dict(values.get("diagnosis"))
         values["measured_loader"] = MeasuredLoader.from_dict(values.get("measured_loader"))
         values["epoch"] = Epoch.from_dict(values.get("epoch"))
+        values["others"] = OtherLoaders.from_dict(values.get("others"))
         values["ceiling_missing"] = dict(values.get("ceiling_missing") or {})
         values["nproc_per_node"] = int(values.get("nproc_per_node") or 1)
         values["probe_seconds"] = float(values.get("probe_seconds") or 0.0)
@@ -193,7 +218,7 @@ class Answer:
         base = (self.baseline.config if self.baseline else None) or {}
         if rec.config.get("device") == "cpu" and base.get("device") == "cuda":
             lines.append("# measured faster on the CPU: run with CUDA_VISIBLE_DEVICES=''")
-        lines += _untuned_passes(self.epoch)
+        lines += _other_lines(self.others, self.epoch)
         return "\n".join(lines)
 
 
@@ -201,12 +226,29 @@ class Answer:
 UNTUNED_SHARE = 0.1
 
 
-def _untuned_passes(epoch: Epoch | None) -> list[str]:
+def _other_lines(others: OtherLoaders | None, epoch: Epoch | None) -> list[str]:
+    """The evaluation loaders' own settings where they were tuned; else the other loaders
+    whose passes take a real share of the epoch, named as untuned."""
+    if others is None or others.config is None:
+        return _untuned_passes(epoch, others)
+    loader = LoaderConfig.from_dict(others.config).under_torch_rules()
+    values = {k: getattr(loader, k) for k in DATALOADER_KEYS if getattr(loader, k) is not None}
+    lines = [
+        f"# and for {', '.join(others.loaders)}: its passes took {others.as_written_s or 0:.2f} s "
+        f"an epoch as written, {others.tuned_s or 0:.2f} s with:",
+        f"eval_loader = DataLoader(eval_dataset, {_kwargs(values)})",
+    ]
+    return lines
+
+
+def _untuned_passes(epoch: Epoch | None, others: OtherLoaders | None = None) -> list[str]:
     """The other loaders whose passes take a real share of the epoch: these settings are the
     training loader's only, so the user is told where the rest of the epoch goes."""
     if epoch is None or not epoch.as_written_s:
         return []
     lines = []
+    if others is not None and others.reason:
+        lines.append(f"# the other loaders keep their settings: {others.reason}")
     for p in epoch.passes:
         share = p.seconds / epoch.as_written_s
         if share >= UNTUNED_SHARE:

@@ -120,6 +120,7 @@ EXPORTS = {
         "save_ceiling",
         "save_confirmation",
         "save_options",
+        "save_others",
         "save_script_batches",
         "save_seed",
         "save_stop",

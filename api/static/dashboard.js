@@ -149,9 +149,14 @@ const autotune = (() => {
       (e.recommended_startup_s === null || e.recommended_startup_s === undefined ? "" : `, ${secs(e.recommended_startup_s)} recommended`);
     const passes = (e.passes || []).map((p) =>
       `<li>${esc(p.dataset)} (${esc(p.loader)}, ${p.batches} batches, ${p.num_workers} workers${p.site ? `, ${esc(p.site)}` : ""}): ${secs(p.seconds)}</li>`).join("");
+    const o = study.others;
+    const names = o ? esc((o.loaders || []).join(", ")) : "";
+    const others = !o ? "" : o.config
+      ? `<p id="epoch-others">Other loaders (${names}): ${o.config.num_workers} workers, persistent; their passes ${secs(o.as_written_s)} an epoch as written, ${secs(o.tuned_s)} tuned.</p>`
+      : `<p class="muted" id="epoch-others">Other loaders (${names}): as written; ${esc(o.reason || "")}</p>`;
     return `<div id="epoch"><p><b>Epoch (wall clock):</b> ${secs(e.as_written_s)} as written${rec}${share}.</p>
       <p class="muted">${startup}. DataLoader builds: ${secs(e.builds_s)}; the rest: ${secs(e.rest_s)}.</p>
-      ${passes ? `<ul id="epoch-passes">${passes}</ul>` : ""}</div>`;
+      ${passes ? `<ul id="epoch-passes">${passes}</ul>` : ""}${others}</div>`;
   }
   function interferenceHtml(study) {
     // Only when another process disturbed some window: a quiet machine needs no warning.

@@ -66,6 +66,7 @@ def render_summary(console: Console, answer: Answer) -> None:
             say("speedup over the script as written: ", (f"{summary['speedup']:.2f}x", "bold"))
         )
     lines += _epoch_lines(summary.get("epoch"))
+    lines += _others_lines(summary.get("others"))
     ceilings = []
     if summary.get("ceiling_samples_per_s"):
         ceilings.append(f"compute {summary['ceiling_samples_per_s']:,.0f}")
@@ -129,6 +130,25 @@ def render_summary(console: Console, answer: Answer) -> None:
 
 def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f} s"
+
+
+def _others_lines(others: dict[str, Any] | None) -> list[Text]:
+    """The evaluation loaders' own settings (their names are the script's: literal)."""
+    if not others:
+        return []
+    names = literal(", ".join(others.get("loaders") or []))
+    if others.get("config") is None:
+        return [say("  other loaders (", names, "): as written; ", literal(others.get("reason")))]
+    workers = others["config"].get("num_workers")
+    return [
+        say(
+            "  other loaders (",
+            names,
+            f"): {workers} workers, persistent; their passes "
+            f"{_seconds(others.get('as_written_s'))} an epoch as written, "
+            f"{_seconds(others.get('tuned_s'))} tuned",
+        )
+    ]
 
 
 def _epoch_lines(epoch: dict[str, Any] | None) -> list[Text]:

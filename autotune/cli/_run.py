@@ -104,13 +104,21 @@ def run(
     if answer.recommended is None:
         fail(f"study {name!r} has no recommendation yet; run `autotune probe` first")
     config = LoaderConfig.from_dict(answer.recommended.config)
+    tuned = answer.others.config if answer.others is not None else None
+    others = LoaderConfig.from_dict(tuned) if tuned else None
     err.print(
         f"autotune: running {script} with {config.to_dict()}", soft_wrap=True, highlight=False
     )
+    if others is not None:
+        err.print(
+            f"autotune: its other map-style loaders with {others.to_dict()}",
+            soft_wrap=True,
+            highlight=False,
+        )
     ranks = nproc_per_node or answer.nproc_per_node
     target = Target(str(script), tuple(ctx.args), nproc_per_node=ranks)
     # One lifecycle with --adapt and the probes: Ctrl-C is the training's, as without
     # autotune (it is never killed for it), and nothing it started outlives it.
-    with LiveRun(target, ProbeSettings(), loader=config, mode="run") as live:
+    with LiveRun(target, ProbeSettings(), loader=config, mode="run", others=others) as live:
         code = live.wait()
     raise typer.Exit(code)

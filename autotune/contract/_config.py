@@ -195,6 +195,9 @@ class TrialConfig:
     progress_path: str = ""
     # Mode "adapt": the directory where the search and the run exchange orders and segments.
     exchange_dir: str = ""
+    # Settings for every other map-style loader the script iterates once the training loader
+    # is chosen (its evaluation and validation passes); None: as the script has them.
+    others: LoaderConfig | None = None
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -209,4 +212,5 @@ class TrialConfig:
             result_path=raw.get("result_path", ""),
             progress_path=raw.get("progress_path", ""),
             exchange_dir=raw.get("exchange_dir", ""),
+            others=LoaderConfig.from_dict(raw["others"]) if raw.get("others") else None,
         )

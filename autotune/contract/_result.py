@@ -117,6 +117,9 @@ class LoaderPass:
     batches: int
     startup_s: float | None  # iterator creation to its first batch
     site: str | None = None  # file:line of its DataLoader(...) call
+    # Over an IterableDataset: its order depends on its workers, so its settings are never
+    # changed.
+    iterable: bool = False
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,7 @@ class LiveRun:
         *,
         loader: LoaderConfig | None = None,
         mode: Literal["adapt", "run"] = "adapt",
+        others: LoaderConfig | None = None,
         python: str = sys.executable,
         poll_s: float = 0.05,
         stdout: IO[str] | None = None,
@@ -100,6 +101,7 @@ class LiveRun:
             settings=settings,
             mode=mode,
             exchange_dir=str(self.dir) if mode == "adapt" else "",
+            others=others,
         )
         (self.dir / "config.json").write_text(config.to_json(), encoding="utf-8")
         env = {**probe_env(target, config), CONFIG_ENV: str(self.dir / "config.json")}

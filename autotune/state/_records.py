@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
-from autotune.answer import Diagnosis
+from autotune.answer import Diagnosis, OtherLoaders
 from autotune.contract import (
     LoaderConfig,
     MeasuredLoader,
@@ -169,6 +169,8 @@ class StudyState:
     stop_reason: str | None = None
     diagnosis: Diagnosis | None = None
     options: SharedOptions | None = None
+    # The evaluation loaders' own settings, once tuned after the training loader's.
+    others: OtherLoaders | None = None
 
 
 Role = str  # "baseline" | "seeded" | "search"

@@ -15,7 +15,7 @@ from typing import Any
 import optuna
 
 from autotune import __version__
-from autotune.answer import Diagnosis
+from autotune.answer import Diagnosis, OtherLoaders
 from autotune.state._records import (
     Ceiling,
     Confirmation,
@@ -57,6 +57,7 @@ def load(study: optuna.Study) -> StudyState:
         stop_reason=attrs.get("stop_reason") or None,
         diagnosis=Diagnosis.from_dict(attrs.get("diagnosis")),
         options=SharedOptions.from_dict(options) if options is not None else None,
+        others=OtherLoaders.from_dict(attrs.get("others")),
     )
 
 
@@ -91,6 +92,10 @@ def save_ceiling(study: optuna.Study, ceiling: Ceiling) -> None:
 
 def save_confirmation(study: optuna.Study, confirmation: Confirmation) -> None:
     study.set_user_attr("confirmation", asdict(confirmation))
+
+
+def save_others(study: optuna.Study, others: OtherLoaders) -> None:
+    study.set_user_attr("others", asdict(others))
 
 
 def save_seed(study: optuna.Study, workers: int | None, seed: SeedRecord) -> None:

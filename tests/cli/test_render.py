@@ -40,3 +40,21 @@ def test_an_epoch_too_long_for_a_probe_says_so() -> None:
     why = "the probe was too short to see an epoch end: 10000 batches an epoch"
     text = _rendered(Answer(study="s", epoch=Epoch(reason=why)))
     assert f"epoch: {why}" in text
+
+
+def test_the_other_loaders_settings_are_stated_with_their_names_as_text() -> None:
+    from autotune.answer import OtherLoaders
+
+    others = OtherLoaders(
+        config={"num_workers": 8, "persistent_workers": True},
+        loaders=["[/Val] at fit.py:30"],
+        as_written_s=0.78,
+        tuned_s=0.11,
+    )
+    text = _rendered(Answer(study="s", others=others))
+    assert "other loaders ([/Val] at fit.py:30): 8 workers, persistent" in text
+    assert "0.78 s an epoch as written, 0.11 s tuned" in text
+    kept = OtherLoaders(loaders=["Val"], reason="no worker count made their passes faster")
+    assert "other loaders (Val): as written; no worker count made" in _rendered(
+        Answer(study="s", others=kept)
+    )

@@ -13,6 +13,7 @@ APPLIED_ATTR = "_autotune_applied"  # the script's own settings, once a trial's 
 RAW_ATTR = "_autotune_raw"  # the loader's newest torch iterator
 NOT_APPLIED_ATTR = "_autotune_not_applied"
 SWITCH_ATTR = "_autotune_switch"  # mode "adapt": the loader's SwitchableLoader
+OTHERS_ATTR = "_autotune_others"  # another loader, given the others' settings (or left)
 
 
 def mark_built(loader: Any, site: Any, by: Any, owner: Any = None) -> None:

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from time import perf_counter
 from typing import Any
 
+from torch.utils.data import IterableDataset
+
 from autotune.probe.loader._apply import batch_size_of, settings_of
 from autotune.probe.loader._marks import SITE_ATTR
 from autotune.probe.measure import EpochClock, OtherPass
@@ -55,14 +57,16 @@ def timed_pass(clock: EpochClock, loader: Any, t0: float, it: Iterator[Any]) -> 
     """``it``, the iterator of ``loader`` made at ``t0``, timed as one of the epoch's passes."""
     site = loader.__dict__.get(SITE_ATTR)
     settings = settings_of(loader)
+    dataset = getattr(loader, "dataset", None)
     timed = clock.other(
         OtherPass(
             loader=type(loader).__name__,
-            dataset=type(getattr(loader, "dataset", None)).__name__,
+            dataset=type(dataset).__name__,
             batch_size=batch_size_of(settings),
             num_workers=int(settings.get("num_workers") or 0),
             site=None if site is None else f"{site[0]}:{site[1]}",
             started=t0,
+            iterable=isinstance(dataset, IterableDataset),
         )
     )
     return PassIterator(it, timed)

@@ -32,13 +32,15 @@ Which loader is measured is decided by what the script does with it, not where i
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import weakref
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
-from torch.utils.data import DataLoader
+from torch.utils.data import DataLoader, IterableDataset
 
 from autotune.contract import LoaderConfig, MeasuredLoader
 from autotune.probe.loader._apply import (
@@ -63,6 +65,7 @@ from autotune.probe.loader._marks import (
     BUILT_ATTR,
     BY_ATTR,
     NOT_APPLIED_ATTR,
+    OTHERS_ATTR,
     OWNER_ATTR,
     RAW_ATTR,
     SITE_ATTR,
@@ -109,8 +112,11 @@ class LoaderPatch:
         ranks: RankSync | None = None,
         switchable: bool = False,
         first_batch_timeout_s: float = 60.0,
+        others: LoaderConfig | None = None,
     ) -> None:
         self.config = config
+        # Settings for the other map-style loaders (evaluation, validation), or None.
+        self.others = None if switchable else others
         # Mode "adapt": iterations of torch's own __iter__ go through a SwitchableLoader, so
         # the search can change the settings mid-epoch; ``config`` follows its last order.
         self._switchable = switchable
@@ -361,7 +367,10 @@ class LoaderPatch:
             return own(loader)
         chosen = self._is_chosen(loader)
         if not chosen and self._decided():
-            # The choice is made: every other loader is the script's, timed for the epoch.
+            # The choice is made: every other loader is the script's (or has the settings
+            # asked for the others), timed for the epoch.
+            if self.others is not None and OTHERS_ATTR not in loader.__dict__:
+                self._reconfigure_other(loader, self.others)
             t0 = perf_counter()
             it = own(loader)
             return it if self.on_other is None else self.on_other(loader, t0, it)
@@ -388,6 +397,26 @@ class LoaderPatch:
         if self._ranks is not None:
             return self._ranks.wrap(measured, it)
         return measured
+
+    def _reconfigure_other(self, loader: Any, others: LoaderConfig) -> None:
+        """Another loader's first iteration after the choice: ``others`` written onto it
+        where that cannot change what it yields or in which order. A map-style loader's
+        order is its sampler's, whatever its workers; an IterableDataset's is not (each
+        worker runs the whole iterable), and a loader auditioned before the choice already
+        had the trial's settings given back. Worker settings only: its batches stay the
+        script's."""
+        loader.__dict__[OTHERS_ATTR] = True
+        dataset = getattr(loader, "dataset", None)
+        if dataset is None or isinstance(dataset, IterableDataset):
+            return
+        if APPLIED_ATTR in loader.__dict__:
+            return
+        arguments = settings_of(loader)
+        new = apply_config(arguments, replace(others, batch_size=None, num_streams=None))
+        if new != arguments:
+            # A loader that refuses them keeps its own: the script's pass goes on as written.
+            with contextlib.suppress(Exception):
+                write_settings(loader, new)
 
     def _reconfigure(self, loader: Any) -> None:
         arguments = settings_of(loader)

@@ -39,6 +39,7 @@ class OtherPass:
     ended: float | None = None
     batches: int = 0
     last: float | None = None  # its last batch
+    iterable: bool = False  # over an IterableDataset
 
     def to_pass(self, until: float) -> LoaderPass:
         # Left open (a peek with next(iter(...))): it took the epoch until its last batch.
@@ -52,6 +53,7 @@ class OtherPass:
             batches=self.batches,
             startup_s=None if self.first is None else self.first - self.started,
             site=self.site,
+            iterable=self.iterable,
         )
 
 

@@ -68,6 +68,7 @@ class ProbeSession:
             self._wrap,
             ranks=ranks,
             switchable=adapt,
+            others=config.others,
             # A switched config that loads no batch in as long as a warm-up may take is hung.
             first_batch_timeout_s=max(1.0, settings.max_warmup_s),
         )

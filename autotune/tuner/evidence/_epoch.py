@@ -10,7 +10,9 @@ own work) stays what it was as written: the recommendation does not touch it.
 
 from __future__ import annotations
 
-from autotune.answer import Epoch, EpochPass
+from dataclasses import replace
+
+from autotune.answer import Epoch, EpochPass, OtherLoaders
 from autotune.contract import EpochFigures, ProbeResult
 
 
@@ -81,4 +83,22 @@ def _with(out: Epoch, figures: EpochFigures, *, predicted: bool) -> Epoch:
             "recommended_outside_share": _share(figures),
             "recommended_startup_s": figures.startup_s,
         }
+    )
+
+
+def with_others(epoch: Epoch | None, others: OtherLoaders | None) -> Epoch | None:
+    """The recommended epoch with the other loaders' passes at their tuned time: its probe
+    ran them as the script has them, and the stage after it timed both beside it."""
+    if epoch is None or epoch.recommended_s is None or others is None or others.config is None:
+        return epoch
+    if others.as_written_s is None or others.tuned_s is None:
+        return epoch
+    saved = max(0.0, others.as_written_s - others.tuned_s)
+    recommended = max(epoch.recommended_s - saved, 1e-9)
+    share = epoch.recommended_outside_share
+    outside = None if share is None else max(0.0, share * epoch.recommended_s - saved)
+    return replace(
+        epoch,
+        recommended_s=recommended,
+        recommended_outside_share=None if outside is None else outside / recommended,
     )

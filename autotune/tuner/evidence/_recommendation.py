@@ -10,7 +10,7 @@ from autotune.answer import Answer, Baseline, Counts, Failure, Recommended
 from autotune.contract import CEILING_GAP, MeasuredLoader
 from autotune.state import StudyState, baseline_of, counted, record_of
 from autotune.tuner.evidence._ceiling import bound_for, ceiling_rate, missing, transport_rate
-from autotune.tuner.evidence._epoch import epoch_answer
+from autotune.tuner.evidence._epoch import epoch_answer, with_others
 from autotune.tuner.evidence._load import account
 from autotune.tuner.evidence._trials import best_usable, trial_config
 
@@ -120,5 +120,6 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
             if t.state == TrialState.FAIL
             for r in [record_of(t)]
         ],
-        epoch=epoch,
+        epoch=with_others(epoch, known.others),
+        others=known.others,
     )

@@ -45,7 +45,9 @@ class Adapted:
 
 
 def in_run(options: TunerOptions) -> TunerOptions:
-    return replace(options, ceiling=False, confirm_top=0, tune_batch_size=False)
+    return replace(
+        options, ceiling=False, confirm_top=0, tune_batch_size=False, other_loaders=False
+    )
 
 
 def adapt(

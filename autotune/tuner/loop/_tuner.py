@@ -34,6 +34,7 @@ from autotune.tuner.loop._budget import over_gpu_budget, over_host_budget
 from autotune.tuner.loop._gate import Alone, Gate
 from autotune.tuner.loop._heartbeat import fail_stale_trials, heartbeat
 from autotune.tuner.loop._options import Outcome, TunerOptions
+from autotune.tuner.loop._others import run_others_stage
 from autotune.tuner.loop._report import NullReporter, Reporter
 from autotune.tuner.policy import (
     EXHAUSTED,
@@ -112,6 +113,7 @@ class Tuner:
         mode: Mode = "measure",
         *,
         on_window: WindowCallback | None = None,
+        others: LoaderConfig | None = None,
     ) -> ProbeResult:
         # The probe sizes its warm-up and windows to fit the script's run, once known.
         settings = length.fitted(self.study, self._settings)
@@ -119,7 +121,7 @@ class Tuner:
         self._fitted = settings.script_batches is not None
         result = self.runner.run(
             self.target,
-            TrialConfig(loader=config, settings=settings, mode=mode),
+            TrialConfig(loader=config, settings=settings, mode=mode, others=others),
             timeout_s=self.options.trial_timeout_s,
             on_window=on_window,
         )
@@ -227,6 +229,8 @@ class Tuner:
         with gate.turn():
             if self.options.confirm_top and state.load(self.study).confirmation is None:
                 self._confirm()
+            if self.options.other_loaders:
+                self._tune_others()
         return reason
 
     # --- phases -----------------------------------------------------------------------------
@@ -385,6 +389,20 @@ class Tuner:
             self.reporter.note("  it ended the script before a window: measuring it again, fitted")
             state.enqueue(self.study, dict(trial.params), "seeded")
         self._after_trial(self.study)
+
+    def _tune_others(self) -> None:
+        spent = 0.0
+
+        def probe(config: LoaderConfig, others: LoaderConfig | None) -> ProbeResult:
+            nonlocal spent
+            result = self._probe(config, others=others)
+            spent += result.wall_s or 0.0
+            return result
+
+        try:
+            run_others_stage(self.study, probe, self.reporter.note)
+        finally:
+            self._add_probe_seconds(spent)
 
     def _confirm(self) -> None:
         def probe(config: LoaderConfig | None) -> ProbeResult:

@@ -1,0 +1,86 @@
+"""The other loaders' stage after the search, against the fake runner: their worker count
+climbs while their passes get faster, beside the pick; the answer, the snippet and the epoch
+carry it; a study without such a loader, or whose probes see no epoch, keeps the script's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from autotune import state
+from autotune.contract import EpochFigures, LoaderPass, ProbeResult, TrialConfig
+from autotune.tuner import summarize
+from tests.tuner.fake_runner import FakeRunner
+from tests.tuner.loop.test_tuner import make
+
+# Each eval worker takes a batch in 0.1 s; 8 batches; the training pass takes 0.5 s.
+EVAL_BATCH_S = 0.1
+
+
+def _val_pass(workers: int, iterable: bool = False) -> LoaderPass:
+    seconds = 8 * EVAL_BATCH_S / max(1, min(workers, 4))  # gains stop past 4 workers
+    return LoaderPass("DataLoader", "Val", 8, workers, seconds, 8, 0.01, "fit.py:30", iterable)
+
+
+def _with_epoch(iterable: bool = False, seen: bool = True):  # type: ignore[no-untyped-def]
+    def after(config: TrialConfig, result: ProbeResult) -> ProbeResult:
+        if config.mode not in ("baseline", "measure"):
+            return result
+        workers = config.others.num_workers or 0 if config.others else 0
+        val = _val_pass(workers, iterable)
+        figures = (
+            EpochFigures(epoch_s=0.5 + val.seconds, train_s=0.5, startup_s=0.0, passes=[val])
+            if seen or config.mode == "baseline"
+            else EpochFigures(reason="the probe was too short to see an epoch end")
+        )
+        return replace(result, epoch=figures)
+
+    return after
+
+
+def test_the_eval_loaders_workers_climb_while_their_passes_get_faster() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, after=_with_epoch())
+    tuner = make(runner, trials=4, patience=10)
+    tuner.run()
+    others = state.load(tuner.study).others
+    assert others is not None and others.config is not None
+    # 0 (as written), 2, 4, 8: 8 is no faster than 4 beyond the gain asked, so 4 stands.
+    assert [t["num_workers"] for t in others.tried] == [0, 2, 4, 8]
+    assert others.config["num_workers"] == 4 and others.config["persistent_workers"] is True
+    assert others.as_written_s == 0.8 and others.tuned_s == 0.2
+    asked = [c.others for c in runner.calls if c.others is not None]
+    assert [o.num_workers for o in asked] == [2, 4, 8]
+    # Every probe of the stage ran the pick, with the training loader's settings unchanged.
+    answer = summarize(tuner.study, "sqlite://")
+    pick = answer.recommended.config if answer.recommended else {}
+    stage = [c for c in runner.calls if c.others is not None]
+    assert all(c.loader.num_workers == pick["num_workers"] for c in stage)
+    assert answer.others == others
+    snippet = answer.snippet()
+    assert "and for Val at fit.py:30" in snippet and "num_workers=4" in snippet.split("\n")[-1]
+    assert "not tuned" not in snippet
+
+
+def test_an_iterable_eval_loader_is_never_tuned() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, after=_with_epoch(iterable=True))
+    tuner = make(runner, trials=4, patience=10)
+    tuner.run()
+    assert state.load(tuner.study).others is None
+    assert all(c.others is None for c in runner.calls)
+
+
+def test_probes_that_see_no_epoch_leave_the_eval_loaders_as_written() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, after=_with_epoch(seen=False))
+    tuner = make(runner, trials=4, patience=10)
+    tuner.run()
+    others = state.load(tuner.study).others
+    assert others is not None and others.config is None
+    assert others.reason is not None and "saw an epoch whole" in others.reason
+    assert "keep their settings" in summarize(tuner.study, "sqlite://").snippet()
+
+
+def test_a_study_without_other_loaders_runs_no_stage() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01)
+    tuner = make(runner, trials=4, patience=10)
+    tuner.run()
+    assert state.load(tuner.study).others is None
+    assert all(c.others is None for c in runner.calls)
