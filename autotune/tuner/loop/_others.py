@@ -54,8 +54,14 @@ def _pass_seconds(result: ProbeResult, keys: set[tuple[str, str | None]]) -> flo
     return sum(p.seconds for p in passes) if passes else None
 
 
-def tune_others(study: optuna.Study, probe: Probe, note: Note) -> OtherLoaders | None:
-    """Tune the other loaders beside the recommendation; None when there is none to tune."""
+def tune_others(
+    study: optuna.Study,
+    probe: Probe,
+    note: Note,
+    time_left: Callable[[], bool] = lambda: True,
+) -> OtherLoaders | None:
+    """Tune the other loaders beside the recommendation; None when there is none to tune.
+    ``time_left``: False once the search's time is spent (no further probe starts)."""
     trials = study.get_trials(deepcopy=False)
     base, best = baseline_of(trials), recommended_trial(study)
     if base is None or best is None:
@@ -67,6 +73,8 @@ def tune_others(study: optuna.Study, probe: Probe, note: Note) -> OtherLoaders |
     keys = {_key(p) for p in heavy}
     names = sorted({f"{p.dataset} at {p.site}" if p.site else p.dataset for p in heavy})
     config = trial_config(best)
+    if not time_left():
+        return OtherLoaders(loaders=names, reason="the search's time ran out before them")
     note(f"  the other loaders ({', '.join(names)}): their own settings, beside the pick")
     reference = _pass_seconds(probe(config, None), keys)
     written = min((p.num_workers for p in heavy), default=0)
@@ -79,11 +87,18 @@ def tune_others(study: optuna.Study, probe: Probe, note: Note) -> OtherLoaders |
             "could not be timed",
         )
     best_s, chosen = reference, None
+    stopped = "no worker count made their passes faster"
     workers = max(2, 2 * written)
-    while workers <= MAX_WORKERS:
+    while workers <= MAX_WORKERS and time_left():
         candidate = LoaderConfig(num_workers=workers, persistent_workers=True)
-        seconds = _pass_seconds(probe(config, candidate), keys)
+        result = probe(config, candidate)
+        seconds = _pass_seconds(result, keys)
         tried.append({"num_workers": workers, "seconds": seconds})
+        if not result.ok:
+            # Not the script's failure: these settings of autotune's, in a probe of its own.
+            stopped = f"{workers} workers for them failed a probe ({result.status})"
+            note(f"    {workers} workers: {result.status}; their settings stay below it")
+            break
         shown = "no epoch seen" if seconds is None else f"{seconds:.2f} s"
         note(f"    {workers} workers: {shown} an epoch (as written {reference:.2f} s)")
         if seconds is None or seconds > best_s * (1 - GAIN):
@@ -96,14 +111,16 @@ def tune_others(study: optuna.Study, probe: Probe, note: Note) -> OtherLoaders |
         as_written_s=reference,
         tuned_s=best_s,
         tried=tried,
-        reason=None if chosen is not None else "no worker count made their passes faster",
+        reason=None if chosen is not None else stopped,
     )
 
 
-def run_others_stage(study: optuna.Study, probe: Probe, note: Note) -> None:
+def run_others_stage(
+    study: optuna.Study, probe: Probe, note: Note, time_left: Callable[[], bool]
+) -> None:
     """The stage, once per study: its outcome is kept on the study."""
     if state.load(study).others is not None:
         return
-    others = tune_others(study, probe, note)
+    others = tune_others(study, probe, note, time_left)
     if others is not None:
         state.save_others(study, others)

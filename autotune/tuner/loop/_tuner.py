@@ -400,7 +400,7 @@ class Tuner:
             return result
 
         try:
-            run_others_stage(self.study, probe, self.reporter.note)
+            run_others_stage(self.study, probe, self.reporter.note, self._time_left)
         finally:
             self._add_probe_seconds(spent)
 

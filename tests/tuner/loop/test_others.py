@@ -9,8 +9,9 @@ from dataclasses import replace
 from autotune import state
 from autotune.contract import EpochFigures, LoaderPass, ProbeResult, TrialConfig
 from autotune.tuner import summarize
+from autotune.tuner.loop._others import tune_others
 from tests.tuner.fake_runner import FakeRunner
-from tests.tuner.loop.test_tuner import make
+from tests.tuner.loop.test_tuner import TARGET, make
 
 # Each eval worker takes a batch in 0.1 s; 8 batches; the training pass takes 0.5 s.
 EVAL_BATCH_S = 0.1
@@ -84,3 +85,51 @@ def test_a_study_without_other_loaders_runs_no_stage() -> None:
     tuner.run()
     assert state.load(tuner.study).others is None
     assert all(c.others is None for c in runner.calls)
+
+
+def _failing_from(workers: int):  # type: ignore[no-untyped-def]
+    timed = _with_epoch()
+
+    def after(config: TrialConfig, result: ProbeResult) -> ProbeResult:
+        if config.others is not None and (config.others.num_workers or 0) >= workers:
+            return replace(result, status="crashed", reason="worker died", windows=[])
+        return timed(config, result)
+
+    return after
+
+
+def test_a_count_that_fails_a_probe_ends_the_climb_below_it() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, after=_failing_from(4))
+    tuner = make(runner, trials=4, patience=10)
+    tuner.run()
+    others = state.load(tuner.study).others
+    assert others is not None and others.config is not None
+    assert others.config["num_workers"] == 2
+    assert [t["num_workers"] for t in others.tried] == [0, 2, 4]
+    # The script's own failures list stays the search's: this probe's settings were ours.
+    assert summarize(tuner.study, "sqlite://").failures == []
+
+
+def test_a_first_count_that_fails_says_so_and_keeps_the_scripts_settings() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, after=_failing_from(2))
+    tuner = make(runner, trials=4, patience=10)
+    tuner.run()
+    others = state.load(tuner.study).others
+    assert others is not None and others.config is None
+    assert others.reason == "2 workers for them failed a probe (crashed)"
+
+
+def test_no_stage_probe_starts_once_the_searchs_time_is_spent() -> None:
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, after=_with_epoch())
+    tuner = make(runner, trials=4, patience=10, other_loaders=False)
+    tuner.run()
+    calls = len(runner.calls)
+    others = tune_others(
+        tuner.study,
+        lambda c, o: runner.run(TARGET, TrialConfig(loader=c, others=o), timeout_s=60),
+        lambda line: None,
+        time_left=lambda: False,
+    )
+    assert others is not None and others.config is None
+    assert others.reason == "the search's time ran out before them"
+    assert len(runner.calls) == calls
