@@ -122,15 +122,21 @@ def test_no_charge_without_an_epoch_length() -> None:
 SETTINGS = ProbeSettings(warmup_batches=2, warmup_s=0.0, window_s=1.0, windows=2)
 
 
-def test_the_meter_is_done_at_its_windows_and_times_an_epoch_inside_them(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def _started(monkeypatch, epoch_batches: int, done: list[bool]):  # type: ignore[no-untyped-def]
+    """A meter on a fake clock (``now[0]``) with an epoch clock, its first epoch begun."""
     now = [0.0]
     monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
-    done: list[bool] = []
     meter = Meter(SETTINGS, on_done=lambda: done.append(True), outside_cpu=lambda: None)
-    clock = meter.clock = EpochClock(epoch_batches=50)
+    clock = meter.clock = EpochClock(epoch_batches=epoch_batches)
     clock.train_iter(0.0)
     meter.iter_started(0.0)
     meter.first_batch(0.0, 0.01)
+    return meter, clock, now
+
+
+def test_the_meter_is_done_at_its_windows_and_times_an_epoch_inside_them(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    done: list[bool] = []
+    meter, clock, now = _started(monkeypatch, 50, done)
     while not meter.done:
         now[0] += 0.01
         meter.record(now[0], now[0], 4)
@@ -147,15 +153,10 @@ def test_the_meter_is_done_at_its_windows_and_times_an_epoch_inside_them(monkeyp
 
 
 def test_a_long_epoch_does_not_hold_the_meter(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    now = [0.0]
-    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
-    meter = Meter(SETTINGS, outside_cpu=lambda: None)
-    clock = meter.clock = EpochClock(epoch_batches=400_000)
-    clock.train_iter(0.0)
-    meter.iter_started(0.0)
-    meter.first_batch(0.0, 0.01)
+    done: list[bool] = []
+    meter, clock, now = _started(monkeypatch, 400_000, done)
     while not meter.done:
         now[0] += 0.01
         meter.record(now[0], now[0], 4)
-    assert meter.batches < 1000
+    assert meter.batches < 1000 and done == [True]
     assert "too short to see an epoch end: 400000 batches" in clock.figures(0.01).reason
