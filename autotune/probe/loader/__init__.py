@@ -10,7 +10,8 @@ from autotune.probe.loader._iterators import (
     epoch_length,
 )
 from autotune.probe.loader._passes import PassIterator, timed_pass
-from autotune.probe.loader._patch import LoaderPatch, SettingsRefused
+from autotune.probe.loader._patch import LoaderPatch
+from autotune.probe.loader._reconfigure import SettingsRefused
 from autotune.probe.loader._standin import ForeignLoader
 from autotune.probe.loader._streams import CopyStats, StreamPrefetcher, make_streams
 from autotune.probe.loader._switch import (

@@ -32,19 +32,16 @@ Which loader is measured is decided by what the script does with it, not where i
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
-from torch.utils.data import DataLoader, IterableDataset
+from torch.utils.data import DataLoader
 
 from autotune.contract import LoaderConfig, MeasuredLoader
 from autotune.probe.loader._apply import (
-    apply_config,
     batch_size_of,
     original,
     script_config,
@@ -72,6 +69,7 @@ from autotune.probe.loader._marks import (
     SWITCH_ATTR,
     mark_built,
 )
+from autotune.probe.loader._reconfigure import give_others, reconfigure
 from autotune.probe.loader._site import call_site, framework_of, in_framework_eval, library_on_stack
 from autotune.probe.loader._standin import (
     ForeignLoader,
@@ -92,13 +90,6 @@ IterFn = Callable[[Any], Any]
 OnOther = Callable[[Any, float, Iterator[Any]], Iterator[Any]]
 # A loader built: (when its construction ended, seconds it took, whether it is the measured one).
 OnBuilt = Callable[[float, float, bool], None]
-
-
-class SettingsRefused(BaseException):
-    """autotune could not apply the trial's settings to the script's loader.
-
-    A ``BaseException`` so that the script's ``except Exception:`` does not take it for its
-    own failure; the probe reports it as ``not_applied``, never as the script crashing."""
 
 
 class LoaderPatch:
@@ -338,7 +329,7 @@ class LoaderPatch:
             and (self._is_chosen(loader) or not self._decided())
             and not in_framework_eval()
         ):
-            self._reconfigure(loader)
+            reconfigure(loader, self.config)
         it = self._torch_iter(loader)
         self._last_raw = it
         return it
@@ -370,14 +361,14 @@ class LoaderPatch:
             # The choice is made: every other loader is the script's (or has the settings
             # asked for the others), timed for the epoch.
             if self.others is not None and OTHERS_ATTR not in loader.__dict__:
-                self._reconfigure_other(loader, self.others)
+                give_others(loader, self.others)
             t0 = perf_counter()
             it = own(loader)
             return it if self.on_other is None else self.on_other(loader, t0, it)
         if not chosen and in_framework_eval():
             return own(loader)
         if APPLIED_ATTR not in loader.__dict__:
-            self._reconfigure(loader)
+            reconfigure(loader, self.config)
         t0 = perf_counter()
         it = self._torch_iter(loader) if own is ORIG_ITER else own(loader)
         if own is ORIG_ITER:
@@ -397,47 +388,3 @@ class LoaderPatch:
         if self._ranks is not None:
             return self._ranks.wrap(measured, it)
         return measured
-
-    def _reconfigure_other(self, loader: Any, others: LoaderConfig) -> None:
-        """Another loader's first iteration after the choice: ``others`` written onto it
-        where that cannot change what it yields or in which order. A map-style loader's
-        order is its sampler's, whatever its workers; an IterableDataset's is not (each
-        worker runs the whole iterable), and a loader auditioned before the choice already
-        had the trial's settings given back. Worker settings only: its batches stay the
-        script's."""
-        loader.__dict__[OTHERS_ATTR] = True
-        dataset = getattr(loader, "dataset", None)
-        if dataset is None or isinstance(dataset, IterableDataset):
-            return
-        if APPLIED_ATTR in loader.__dict__:
-            return
-        arguments = settings_of(loader)
-        new = apply_config(arguments, replace(others, batch_size=None, num_streams=None))
-        if new != arguments:
-            # A loader that refuses them keeps its own: the script's pass goes on as written.
-            with contextlib.suppress(Exception):
-                write_settings(loader, new)
-
-    def _reconfigure(self, loader: Any) -> None:
-        arguments = settings_of(loader)
-        new = apply_config(arguments, self.config)
-        # The script's own settings, to give back if this loader is not the one measured.
-        loader.__dict__[APPLIED_ATTR] = arguments
-        refused = ""
-        if new != arguments:
-            try:
-                _, refused = write_settings(loader, new)
-            except Exception as exc:
-                raise SettingsRefused(
-                    f"autotune could not apply {self.config} to {type(loader).__name__}: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
-        size = self.config.batch_size
-        if size is not None and arguments.get("batch_sampler") is not None:
-            sampler = type(arguments["batch_sampler"]).__name__
-            refused = (
-                f"batch_size={size} not applied: {type(loader).__name__} takes its batches "
-                f"from its own batch sampler ({sampler}); the script's batches were kept"
-            )
-        if refused:
-            loader.__dict__[NOT_APPLIED_ATTR] = refused

@@ -7,6 +7,12 @@ from dataclasses import dataclass, field
 from autotune.contract import ProbeResult
 
 
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    idx = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[idx]
+
+
 @dataclass(frozen=True)
 class MeterFigures:
     """A meter's figures; partial when the script ended before the last window. A figure the

@@ -5,10 +5,16 @@ windows sized for long runs are over, and the evidence of a fast config is the m
 a probe gets. When the tuner knows how many batches the script's run takes (a probe saw it
 end by itself: ``ProbeSettings.script_batches``), the warm-up ends by ``WARMUP_SHARE`` of
 them at the latest, and the windows shrink so that the windows wanted fit, with a margin, in
-the batches left at the warm-up's rate.
+the batches left at the warm-up's rate. A probe given a deadline (``ProbeSettings.deadline_s``)
+stops measuring before it, with the windows it has.
 """
 
 from __future__ import annotations
+
+import time
+from time import perf_counter
+
+import psutil
 
 from autotune.contract import ProbeSettings
 
@@ -38,3 +44,11 @@ def fitted_window_s(settings: ProbeSettings, seen: int, batches_per_s: float | N
         return settings.window_s  # too little left to fit anything: measure what there is
     fitted = WINDOWS_SHARE * left / batches_per_s / want
     return max(MIN_WINDOW_S, min(settings.window_s, fitted))
+
+
+def deadline_at(deadline_s: float | None) -> float | None:
+    """``deadline_s`` after this process started, on the ``perf_counter`` clock."""
+    if deadline_s is None:
+        return None
+    started = psutil.Process().create_time()
+    return perf_counter() + (started + deadline_s - time.time())

@@ -21,29 +21,25 @@ epoch start, whatever the phase, so each such window is the long-run rate. Other
 time windows stand. The progress file (the runner prunes on it) only sees windows that
 stand. Longer epochs keep time windows; their stalls are a smaller share of the epoch.
 
-The lead meter feeds an ``EpochClock`` (``_epoch.py``) at first batches and epoch ends; the
-probe never waits for an epoch end it has not seen (every trial would pay that wait).
+The lead meter feeds an ``EpochClock`` (``_epoch.py``) at first batches and epoch ends, and
+never waits for an epoch end (every trial would pay that wait). The iterators that feed it
+batch by batch are in ``_iterators.py``.
 
 At each window edge (never per batch) it also reads the cores other processes used during
 the window (``probe/machine/_outside_cpu.py``): a shared machine moves a rate by 2-10x.
-
-The iterators that feed it batch by batch are in ``_iterators.py``.
 """
 
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Callable, Sequence
 from time import perf_counter
-
-import psutil
 
 from autotune.contract import ProbeSettings
 from autotune.probe.machine import OutsideCpu
 from autotune.probe.measure._epoch import EpochClock
-from autotune.probe.measure._figures import MeterFigures
-from autotune.probe.measure._fit import fitted_window_s, warmup_over
+from autotune.probe.measure._figures import MeterFigures, quantile
+from autotune.probe.measure._fit import deadline_at, fitted_window_s, warmup_over
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
 STEADY_SUBWINDOWS = 2
@@ -61,20 +57,6 @@ class ProbeDone(BaseException):
     A ``BaseException`` so that the broad ``except Exception:`` common in training loops
     does not swallow it.
     """
-
-
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    idx = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
-    return ordered[idx]
-
-
-def _deadline_at(deadline_s: float | None) -> float | None:
-    """``deadline_s`` after this process started, on the ``perf_counter`` clock."""
-    if deadline_s is None:
-        return None
-    started = psutil.Process().create_time()
-    return perf_counter() + (started + deadline_s - time.time())
 
 
 class Meter:
@@ -150,7 +132,7 @@ class Meter:
         self._window_batches = 0
         self.on_measure_start: Callable[[], None] = lambda: None
         self.on_measure_end: Callable[[], None] = lambda: None
-        self._deadline = _deadline_at(settings.deadline_s)
+        self._deadline = deadline_at(settings.deadline_s)
 
     def iter_started(self, t: float) -> None:
         if self.started_at is None:
@@ -403,8 +385,8 @@ class Meter:
             warmup_s_used=begun - started if begun is not None and started is not None else None,
             epoch_windows=self.epoch_windows if warm else False,
             samples_per_s=rate,
-            step_p50_s=_quantile(self.steps, 0.5) if self.steps else None,
-            step_p95_s=_quantile(self.steps, 0.95) if self.steps else None,
+            step_p50_s=quantile(self.steps, 0.5) if self.steps else None,
+            step_p95_s=quantile(self.steps, 0.95) if self.steps else None,
             measured_wall_s=wall,
             epoch_starts=self.epoch_starts if wall is not None else 0,
             startup_fraction=min(1.0, self.startup_s / wall) if wall is not None else None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from autotune.contract import LoaderConfig, ProbeSettings
 
@@ -42,6 +42,16 @@ class TunerOptions:
     @property
     def deadline_s(self) -> float:
         return DEADLINE_SHARE * self.trial_timeout_s
+
+    def probe_settings(self, ranks: int) -> ProbeSettings:
+        """The probes' settings: a deadline, and an end once windows agree, for a single
+        process only (ranks that stopped apart would block in a collective)."""
+        settings = self.settings
+        if ranks == 1:
+            settings = replace(settings, deadline_s=settings.deadline_s or self.deadline_s)
+            if not settings.min_windows and self.min_windows:
+                settings = replace(settings, min_windows=min(self.min_windows, settings.windows))
+        return settings
 
 
 @dataclass

@@ -14,6 +14,7 @@ compared, and the script's settings stand.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 import optuna
 
@@ -29,7 +30,13 @@ GAIN = 0.10
 # Worker counts tried for the other loaders, at most (each a probe).
 MAX_WORKERS = 64
 
-Probe = Callable[[LoaderConfig, LoaderConfig | None], ProbeResult]
+
+class Probe(Protocol):
+    """Measure the training loader at ``config``, the other loaders at ``others``."""
+
+    def __call__(self, config: LoaderConfig, *, others: LoaderConfig | None) -> ProbeResult: ...
+
+
 Note = Callable[[str], None]
 
 
@@ -76,7 +83,7 @@ def tune_others(
     if not time_left():
         return OtherLoaders(loaders=names, reason="the search's time ran out before them")
     note(f"  the other loaders ({', '.join(names)}): their own settings, beside the pick")
-    reference = _pass_seconds(probe(config, None), keys)
+    reference = _pass_seconds(probe(config, others=None), keys)
     written = min((p.num_workers for p in heavy), default=0)
     tried: list[dict[str, float | int | None]] = [{"num_workers": written, "seconds": reference}]
     if reference is None:
@@ -91,7 +98,7 @@ def tune_others(
     workers = max(2, 2 * written)
     while workers <= MAX_WORKERS and time_left():
         candidate = LoaderConfig(num_workers=workers, persistent_workers=True)
-        result = probe(config, candidate)
+        result = probe(config, others=candidate)
         seconds = _pass_seconds(result, keys)
         tried.append({"num_workers": workers, "seconds": seconds})
         if not result.ok:
@@ -118,9 +125,21 @@ def tune_others(
 def run_others_stage(
     study: optuna.Study, probe: Probe, note: Note, time_left: Callable[[], bool]
 ) -> None:
-    """The stage, once per study: its outcome is kept on the study."""
+    """The stage, once per study: its outcome is kept on the study, and its probes' time
+    counted in the study's probe seconds (as confirmation's is)."""
     if state.load(study).others is not None:
         return
-    others = tune_others(study, probe, note, time_left)
-    if others is not None:
-        state.save_others(study, others)
+    spent = 0.0
+
+    def timed(config: LoaderConfig, *, others: LoaderConfig | None) -> ProbeResult:
+        nonlocal spent
+        result = probe(config, others=others)
+        spent += result.wall_s or 0.0
+        return result
+
+    try:
+        found = tune_others(study, timed, note, time_left)
+    finally:
+        state.add_probe_seconds(study, spent)
+    if found is not None:
+        state.save_others(study, found)

@@ -89,12 +89,7 @@ class Tuner:
         self._started = time.monotonic()
         self._last_space: SearchSpace | None = None
         self._fitted = False  # the last probe knew the script's length
-        settings = options.settings
-        if target.nproc_per_node == 1:  # ranks that stopped apart would block in a collective
-            settings = replace(settings, deadline_s=settings.deadline_s or options.deadline_s)
-        if not settings.min_windows and options.min_windows and target.nproc_per_node == 1:
-            settings = replace(settings, min_windows=min(options.min_windows, settings.windows))
-        self._settings = settings
+        self._settings = options.probe_settings(target.nproc_per_node)
 
     # --- helpers ----------------------------------------------------------------------------
     def _trials(self) -> list[FrozenTrial]:
@@ -230,7 +225,7 @@ class Tuner:
             if self.options.confirm_top and state.load(self.study).confirmation is None:
                 self._confirm()
             if self.options.other_loaders:
-                self._tune_others()
+                run_others_stage(self.study, self._probe, self.reporter.note, self._time_left)
         return reason
 
     # --- phases -----------------------------------------------------------------------------
@@ -389,20 +384,6 @@ class Tuner:
             self.reporter.note("  it ended the script before a window: measuring it again, fitted")
             state.enqueue(self.study, dict(trial.params), "seeded")
         self._after_trial(self.study)
-
-    def _tune_others(self) -> None:
-        spent = 0.0
-
-        def probe(config: LoaderConfig, others: LoaderConfig | None) -> ProbeResult:
-            nonlocal spent
-            result = self._probe(config, others=others)
-            spent += result.wall_s or 0.0
-            return result
-
-        try:
-            run_others_stage(self.study, probe, self.reporter.note, self._time_left)
-        finally:
-            self._add_probe_seconds(spent)
 
     def _confirm(self) -> None:
         def probe(config: LoaderConfig | None) -> ProbeResult:

@@ -118,6 +118,7 @@ def test_a_probe_past_its_deadline_reports_the_windows_it_has(monkeypatch) -> No
     age = time.time() - psutil.Process().create_time()
     now = [0.0]
     monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
+    monkeypatch.setattr("autotune.probe.measure._fit.perf_counter", lambda: now[0])
     counts = []
     for deadline in (None, age + 4.0):
         settings = ProbeSettings(

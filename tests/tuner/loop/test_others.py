@@ -126,7 +126,7 @@ def test_no_stage_probe_starts_once_the_searchs_time_is_spent() -> None:
     calls = len(runner.calls)
     others = tune_others(
         tuner.study,
-        lambda c, o: runner.run(TARGET, TrialConfig(loader=c, others=o), timeout_s=60),
+        lambda c, others: runner.run(TARGET, TrialConfig(loader=c, others=others), timeout_s=60),
         lambda line: None,
         time_left=lambda: False,
     )
