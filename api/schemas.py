@@ -176,8 +176,10 @@ class StudyDetail(StudyItem):
         None,
         description="The epoch's other map-style loaders (evaluation, validation), tuned "
         "beside the recommendation: their settings (null: the script's stand, reason says "
-        "why), their passes' seconds an epoch as written and tuned, and each worker count "
-        "tried. Null where the epoch had no such loader or the study predates it.",
+        "why), their passes' seconds an epoch as written and tuned, each worker count "
+        "tried, whether the settings hold for an IterableDataset's loader too (iterable), "
+        "and for a live run (autotune run --adapt) each pass it saw, in order (passes). Null "
+        "where the epoch had no such loader or the study predates it.",
     )
 
 

@@ -90,6 +90,12 @@ class OtherLoaders:
     tuned_s: float | None = None
     tried: list[dict[str, Any]] = field(default_factory=list)  # {"num_workers", "seconds"}
     reason: str | None = None  # why they were not tuned, or not changed
+    # ``autotune run --adapt``: every pass the live run saw, in order ({"loader", "at_s",
+    # "seconds", "num_workers", "persistent_workers", "abandoned"}), tuned on its own passes.
+    passes: list[dict[str, Any]] = field(default_factory=list)
+    # ``config`` is for IterableDataset loaders too: a probe saw each stream split across the
+    # workers (the same batches a pass as written), so `autotune run --study` applies it there.
+    iterable: bool = False
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any] | None) -> OtherLoaders | None:

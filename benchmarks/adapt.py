@@ -25,6 +25,10 @@ microseconds per batch of the switchable loader against the plain one (in this p
 (tests/scripts/ddp_ordered.py, latency-bound, its own tiny data) under torchrun as written and
 under `autotune run --adapt --nproc-per-node 2` (tuning included), with each rank's order
 digest, which must be the same.
+--eval-repeats N: N interleaved pairs of a fit loop whose validation pass is about a third of
+its epoch as written (tests/scripts/epochs.py, both loaders at 0 workers), as written and with
+--adapt: the whole run, and the script's own epochs and validation passes once settled (the
+median of its last three), with the validation order digest of every pass.
 """
 
 from __future__ import annotations
@@ -235,6 +239,51 @@ def ranks(repeats: int, db: str) -> dict[str, Any]:
     }
 
 
+EVAL_SCRIPT = ROOT / "tests" / "scripts" / "epochs.py"
+EVAL_ARGS = [
+    *("--size", "512", "--latency", "0.003", "--val-size", "256", "--val-latency", "0.003"),
+    *("--epochs", "12", "--build-once"),
+]
+
+
+def eval_passes(repeats: int, db: str, tmp: Path) -> dict[str, Any]:
+    """The validation pass tuned on its own passes, against the script as written."""
+    pairs = []
+    for i in range(repeats):
+        row: dict[str, Any] = {}
+        for tag, head in (("written", [sys.executable]), ("adapt", [*CLI, "run", "--adapt"])):
+            report = tmp / f"eval-{tag}-{i}.jsonl"
+            tail = ["--storage", db, "--"] if tag == "adapt" else []
+            wall, _, _ = timed(
+                [*head, str(EVAL_SCRIPT), *tail, *EVAL_ARGS, "--report", str(report)]
+            )
+            epochs = [json.loads(line) for line in report.read_text().splitlines()]
+            row[f"{tag}_s"] = wall
+            row[f"{tag}_epoch_s"] = statistics.median(e["epoch_s"] for e in epochs[-3:])
+            row[f"{tag}_val_s"] = statistics.median(e["val_s"] for e in epochs[-3:])
+            row[f"{tag}_first_val_s"] = epochs[0]["val_s"]
+            row[f"{tag}_orders"] = sorted({e["val_order"] for e in epochs})
+        row["same_order"] = row["written_orders"] == row["adapt_orders"]
+        row["speedup"] = row["written_s"] / row["adapt_s"]
+        pairs.append(row)
+        print(json.dumps(row), flush=True)
+
+    def med(key: str) -> float:
+        return statistics.median(p[key] for p in pairs)
+
+    return {
+        "written_s": med("written_s"),
+        "adapt_s": med("adapt_s"),
+        "speedup": med("speedup"),
+        "written_epoch_s": med("written_epoch_s"),
+        "settled_epoch_s": med("adapt_epoch_s"),
+        "written_val_s": med("written_val_s"),
+        "settled_val_s": med("adapt_val_s"),
+        "same_order": all(p["same_order"] for p in pairs),
+        "pairs": pairs,
+    }
+
+
 def per_batch_cost(batches: int = 3000, repeats: int = 5) -> dict[str, Any]:
     """Microseconds a batch costs through the switchable loader against the plain one (0
     workers, a trivial dataset: the loader's own cost is all there is)."""
@@ -274,6 +323,7 @@ def main() -> None:
     parser.add_argument("--overhead-repeats", type=int, default=0)
     parser.add_argument("--steady-repeats", type=int, default=0)
     parser.add_argument("--ranks-repeats", type=int, default=0)
+    parser.add_argument("--eval-repeats", type=int, default=0)
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n]
     rows: list[dict[str, Any]] = []
@@ -303,6 +353,11 @@ def main() -> None:
         multi_rank = (
             ranks(args.ranks_repeats, f"sqlite:///{Path(tmp) / 'ranks.db'}")
             if args.ranks_repeats
+            else None
+        )
+        evaluation = (
+            eval_passes(args.eval_repeats, f"sqlite:///{Path(tmp) / 'eval.db'}", Path(tmp))
+            if args.eval_repeats
             else None
         )
     summary = []
@@ -339,6 +394,7 @@ def main() -> None:
         "fixed_cost": fixed,
         "steady_cost": steady,
         "two_ranks": multi_rank,
+        "evaluation_passes": evaluation,
         "per_batch": per_batch_cost() if args.overhead_repeats else None,
         "runs": rows,
     }

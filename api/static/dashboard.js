@@ -106,7 +106,7 @@ const autotune = (() => {
         ${num(rec.samples_per_s)} samples/s${ci} vs ${num(study.baseline_samples_per_s)}
         ${ceilingHtml(study)}.</p>
       ${study.verdict ? `<p id="verdict"><b>Verdict:</b> ${esc(study.verdict)}</p>` : ""}
-      ${epochHtml(study)}
+      ${study.epoch ? epochHtml(study) : othersHtml(study)}
       ${interferenceHtml(study)}
       ${missingCeilingsHtml(study)}
 
@@ -149,14 +149,22 @@ const autotune = (() => {
       (e.recommended_startup_s === null || e.recommended_startup_s === undefined ? "" : `, ${secs(e.recommended_startup_s)} recommended`);
     const passes = (e.passes || []).map((p) =>
       `<li>${esc(p.dataset)} (${esc(p.loader)}, ${p.batches} batches, ${p.num_workers} workers${p.site ? `, ${esc(p.site)}` : ""}): ${secs(p.seconds)}</li>`).join("");
-    const o = study.others;
-    const names = o ? esc((o.loaders || []).join(", ")) : "";
-    const others = !o ? "" : o.config
-      ? `<p id="epoch-others">Other loaders (${names}): ${o.config.num_workers} workers, persistent; their passes ${secs(o.as_written_s)} an epoch as written, ${secs(o.tuned_s)} tuned.</p>`
-      : `<p class="muted" id="epoch-others">Other loaders (${names}): as written; ${esc(o.reason || "")}</p>`;
     return `<div id="epoch"><p><b>Epoch (wall clock):</b> ${secs(e.as_written_s)} as written${rec}${share}.</p>
       <p class="muted">${startup}. DataLoader builds: ${secs(e.builds_s)}; the rest: ${secs(e.rest_s)}.</p>
-      ${passes ? `<ul id="epoch-passes">${passes}</ul>` : ""}${others}</div>`;
+      ${passes ? `<ul id="epoch-passes">${passes}</ul>` : ""}${othersHtml(study)}</div>`;
+  }
+  function othersHtml(study) {
+    // The evaluation loaders' own settings and, for a live run, each of their passes in
+    // order; their names are the script's, shown as text.
+    const o = study.others;
+    if (!o) return "";
+    const names = esc((o.loaders || []).join(", "));
+    const head = o.config
+      ? `<p id="epoch-others">Other loaders (${names}): ${o.config.num_workers} workers, persistent; their passes ${secs(o.as_written_s)} an epoch as written, ${secs(o.tuned_s)} tuned.</p>`
+      : `<p class="muted" id="epoch-others">Other loaders (${names}): as written; ${esc(o.reason || "")}</p>`;
+    const passes = (o.passes || []).map((p) =>
+      `<li>${esc(p.loader)}: ${p.num_workers} workers${p.persistent_workers ? ", persistent" : ""}, ${secs(p.seconds)}${p.abandoned ? `; failed, went on as written: ${esc(p.abandoned)}` : ""}</li>`).join("");
+    return head + (passes ? `<p class="muted">Their passes in the run, in order:</p><ol id="other-passes">${passes}</ol>` : "");
   }
   function interferenceHtml(study) {
     // Only when another process disturbed some window: a quiet machine needs no warning.

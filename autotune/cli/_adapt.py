@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 from autotune.cli._common import err, fail, host_budget, literal, say, storage
 from autotune.cli._probe import ProgressReporter, describe_config
-from autotune.contract import LoaderConfig, ProbeSettings
+from autotune.contract import LoaderConfig, ProbeSettings, adapt_rank_dir
 from autotune.hardware import fingerprint
 from autotune.runner import LiveRun, Target
 
 if TYPE_CHECKING:
     import optuna
 
-    from autotune.tuner import StudyKey
+    from autotune.tuner import LiveOthers, StudyKey
 
 
 def run_adapting(
@@ -53,6 +53,7 @@ def run_adapting(
     with LiveRun(target, settings) as live:
         from autotune.store import safe_url, sync_study
         from autotune.tuner import (
+            LiveOthers,
             StudyError,
             StudyKey,
             TunerOptions,
@@ -87,44 +88,51 @@ def run_adapting(
         )
         cores = max(1, (os.cpu_count() or 1) // ranks)  # a rank's share, as in probes
         options = TunerOptions(trials=segments, max_workers=max_workers, settings=settings)
-        with ProgressReporter(segments) as reporter, _search_failure_spares(live):
-            adapted = adapt(
-                study,
-                target,
-                live,
-                options,
-                cpu_count=cores,
-                reporter=reporter,
-                after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
-                seed=seed[1] if seed else None,
-            )
-            if not live.ended:
-                if adapted.outcome.interrupted:
-                    # Ctrl-C stopped the search, and the training, which had it too, goes on
-                    # (it caught KeyboardInterrupt): with the best settings so far.
-                    live.settle(adapted.settled)
-                reporter.note(
-                    f"autotune: {adapted.outcome.stop_reason}; settled on "
-                    f"{describe_config(adapted.settled)} for the rest of the run"
+        # The evaluation passes are tuned on their own, beside the training loader's search
+        # and after it, until the training ends.
+        others = LiveOthers(
+            adapt_rank_dir(live.dir, 0, live.world), live.dir, top=max_workers, note=_note
+        ).start()
+        with _others_stopped(others):
+            with ProgressReporter(segments) as reporter, _search_failure_spares(live):
+                adapted = adapt(
+                    study,
+                    target,
+                    live,
+                    options,
+                    cpu_count=cores,
+                    reporter=reporter,
+                    after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
+                    seed=seed[1] if seed else None,
                 )
-            if not live.ended and not adapted.outcome.interrupted:
-                # Settled: the run watches its own data wait and says when it rose for good.
-                try:
-                    stay_tuned(
-                        study,
-                        adapted.runner,
-                        adapted.settled,
-                        options,
-                        cpu_count=cores,
-                        note=reporter.note,
-                        after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
+                if not live.ended:
+                    if adapted.outcome.interrupted:
+                        # Ctrl-C stopped the search, and the training, which had it too, goes on
+                        # (it caught KeyboardInterrupt): with the best settings so far.
+                        live.settle(adapted.settled)
+                    reporter.note(
+                        f"autotune: {adapted.outcome.stop_reason}; settled on "
+                        f"{describe_config(adapted.settled)} for the rest of the run"
                     )
-                except KeyboardInterrupt:
-                    # As in the first search: the search stops, the training had the Ctrl-C
-                    # too and ends (or trains on, settled) as it would without autotune.
-                    reporter.note("autotune: interrupted; the reopened search stopped")
-        code = live.wait()
+                if not live.ended and not adapted.outcome.interrupted:
+                    # Settled: the run watches its own data wait and says when it rose for good.
+                    try:
+                        stay_tuned(
+                            study,
+                            adapted.runner,
+                            adapted.settled,
+                            options,
+                            cpu_count=cores,
+                            note=reporter.note,
+                            after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
+                        )
+                    except KeyboardInterrupt:
+                        # As in the first search: the search stops, the training had the Ctrl-C
+                        # too and ends (or trains on, settled) as it would without autotune.
+                        reporter.note("autotune: interrupted; the reopened search stopped")
+            code = live.wait()
         found = live.loader() is not None
+        _save_others(study, others, url)
     if not found:
         err.print(
             f"autotune: {script} never iterated a torch DataLoader, so there was nothing to "
@@ -141,6 +149,41 @@ def run_adapting(
         highlight=False,
     )
     return code
+
+
+def _note(message: str) -> None:
+    err.print(literal(message), soft_wrap=True, highlight=False)
+
+
+@contextmanager
+def _others_stopped(others: LiveOthers) -> Iterator[None]:
+    """The other loaders' thread ends with the training (or the command), whatever ends it."""
+    try:
+        yield
+    finally:
+        others.stop()
+
+
+def _save_others(study: optuna.Study, others: LiveOthers, url: str) -> None:
+    """What the run's other loaders got, kept as the study's: ``autotune run --study`` applies
+    it, and ``autotune show`` lists their passes."""
+    from autotune import state
+    from autotune.store import safe_url, sync_study
+    from autotune.tuner import summarize
+
+    found = others.outcome()
+    if found is None:
+        return
+    state.save_others(study, found)
+    sync_study(url, study, summarize(study, safe_url(url)))
+    names = ", ".join(found.loaders)
+    if found.config is None:
+        _note(f"autotune: other loaders ({names}): as written; {found.reason}")
+        return
+    _note(
+        f"autotune: other loaders ({names}): {found.config.get('num_workers')} workers, "
+        f"persistent; a pass {found.as_written_s:.2f} s as written, {found.tuned_s:.2f} s tuned"
+    )
 
 
 @contextmanager

@@ -109,9 +109,11 @@ def run(
     err.print(
         f"autotune: running {script} with {config.to_dict()}", soft_wrap=True, highlight=False
     )
+    streams = answer.others is not None and answer.others.iterable
     if others is not None:
+        kinds = "other loaders (streams included)" if streams else "other map-style loaders"
         err.print(
-            f"autotune: its other map-style loaders with {others.to_dict()}",
+            f"autotune: its {kinds} with {others.to_dict()}",
             soft_wrap=True,
             highlight=False,
         )
@@ -119,6 +121,13 @@ def run(
     target = Target(str(script), tuple(ctx.args), nproc_per_node=ranks)
     # One lifecycle with --adapt and the probes: Ctrl-C is the training's, as without
     # autotune (it is never killed for it), and nothing it started outlives it.
-    with LiveRun(target, ProbeSettings(), loader=config, mode="run", others=others) as live:
+    with LiveRun(
+        target,
+        ProbeSettings(),
+        loader=config,
+        mode="run",
+        others=others,
+        others_iterable=streams,
+    ) as live:
         code = live.wait()
     raise typer.Exit(code)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from rich.table import Table
 from rich.text import Text
 
 from autotune.cli._common import literal
@@ -49,3 +50,26 @@ def rank_rates(result: dict[str, Any] | None) -> str:
     if len(rates) < 2:
         return ""
     return "ranks " + ", ".join(f"{r:,.0f}" if r is not None else "-" for r in rates)
+
+
+def passes_table(others: dict[str, Any] | None) -> Table | None:
+    """The live run's passes of its other loaders (evaluation, validation), in order: each
+    one's settings and seconds, and a setting that failed in one (the pass went on with the
+    script's own). None when the run saw none."""
+    passes = (others or {}).get("passes") or []
+    if not passes:
+        return None
+    table = Table(title="other loaders' passes", title_justify="left")
+    for col in ("loader", "ended", "workers", "seconds", "note"):
+        table.add_column(col)
+    for p in passes:
+        persistent = ", persistent" if p.get("persistent_workers") else ""
+        note = p.get("abandoned") or ("iterable: never changed" if p.get("iterable") else "")
+        table.add_row(
+            literal(str(p.get("loader") or "")),
+            f"+{float(p.get('at_s') or 0.0):,.1f}s",
+            f"{p.get('num_workers')}{persistent}",
+            f"{float(p.get('seconds') or 0.0):.2f}",
+            literal(note),
+        )
+    return table

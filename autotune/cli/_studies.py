@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import asdict
 from enum import Enum
 
 import typer
@@ -100,6 +101,10 @@ def show(
             literal(record.reason or (f"same settings as #{same}" if same is not None else "")),
         )
     out.print(table)
+    others = state.load(loaded).others
+    passes = segments.passes_table(None if others is None else asdict(others))
+    if passes is not None:
+        out.print(passes)
 
 
 def best(

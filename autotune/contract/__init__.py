@@ -34,6 +34,12 @@ from autotune.contract._exchange import (
     adapt_segment_path,
     write_whole,
 )
+from autotune.contract._passes import (
+    OthersOrder,
+    PassReport,
+    adapt_others_path,
+    adapt_pass_path,
+)
 from autotune.contract._result import (
     EpochFigures,
     GpuReading,
@@ -64,6 +70,8 @@ __all__ = [
     "LoaderPass",
     "MeasuredLoader",
     "Mode",
+    "OthersOrder",
+    "PassReport",
     "ProbeResult",
     "ProbeSettings",
     "ProgressLine",
@@ -73,6 +81,8 @@ __all__ = [
     "adapt_drift_path",
     "adapt_loader_path",
     "adapt_order_path",
+    "adapt_others_path",
+    "adapt_pass_path",
     "adapt_progress_path",
     "adapt_rank_dir",
     "adapt_segment_path",

@@ -198,6 +198,9 @@ class TrialConfig:
     # Settings for every other map-style loader the script iterates once the training loader
     # is chosen (its evaluation and validation passes); None: as the script has them.
     others: LoaderConfig | None = None
+    # ``others`` applies to IterableDataset loaders too (a probe's own process only, or a
+    # run whose study showed their streams split across workers: the same batches a pass).
+    others_iterable: bool = False
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -213,4 +216,5 @@ class TrialConfig:
             progress_path=raw.get("progress_path", ""),
             exchange_dir=raw.get("exchange_dir", ""),
             others=LoaderConfig.from_dict(raw["others"]) if raw.get("others") else None,
+            others_iterable=bool(raw.get("others_iterable")),
         )

@@ -88,6 +88,7 @@ class LiveRun:
         loader: LoaderConfig | None = None,
         mode: Literal["adapt", "run"] = "adapt",
         others: LoaderConfig | None = None,
+        others_iterable: bool = False,
         python: str = sys.executable,
         poll_s: float = 0.05,
         stdout: IO[str] | None = None,
@@ -102,6 +103,7 @@ class LiveRun:
             mode=mode,
             exchange_dir=str(self.dir) if mode == "adapt" else "",
             others=others,
+            others_iterable=others_iterable,
         )
         (self.dir / "config.json").write_text(config.to_json(), encoding="utf-8")
         env = {**probe_env(target, config), CONFIG_ENV: str(self.dir / "config.json")}

@@ -19,10 +19,13 @@ import optuna
 import pytest
 
 from autotune import state
+from autotune.answer import OtherLoaders
 from autotune.store import sync_study
 from autotune.tuner import summarize
 from tests.conftest import only_study_name
 from tests.store.factory import LIVE_SEGMENT_S, close_storages, live_study
+
+VAL = "<b>Val</b> at fit.py:30"  # a dataset class's name is the script's, whatever it holds
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -347,6 +350,17 @@ def test_a_live_run_s_segments_are_drawn_over_time_with_the_reopening_marked(
 ):
     url, _ = probed
     study = live_study(url, "live-run", why=WHY)
+    # Its validation loader, tuned on its own passes: one failed in a pass.
+    passes = [
+        {"loader": VAL, "num_workers": n, "persistent_workers": n > 0, "seconds": s}
+        for n, s in ((0, 0.9), (2, 0.5), (4, 0.3))
+    ]
+    passes[2]["abandoned"] = "RuntimeError: <i>no handle</i>"
+    state.save_others(
+        study,
+        OtherLoaders(config={"num_workers": 2}, loaders=[VAL], as_written_s=0.9, tuned_s=0.5,
+                     passes=passes),
+    )  # fmt: skip
     sync_study(url, study, summarize(study, url))
     close_storages()
     page.open(f"{server}/studies/live-run")
@@ -375,4 +389,14 @@ def test_a_live_run_s_segments_are_drawn_over_time_with_the_reopening_marked(
     hover = page.tab.text_content("#chart-segments .hoverlayer") or ""
     assert "rank 0: 500 samples/s" in hover and "rank 1: 450 samples/s" in hover
     assert WHY in hover
+    # The other loader's passes in order, its name and failure shown as the script wrote them.
+    shown = page.tab.locator("#other-passes li").all_text_contents()
+    assert shown == [
+        f"{VAL}: 0 workers, 0.90 s",
+        f"{VAL}: 2 workers, persistent, 0.50 s",
+        f"{VAL}: 4 workers, persistent, 0.30 s; failed, went on as written: "
+        "RuntimeError: <i>no handle</i>",
+    ]
+    assert page.tab.locator("#other-passes i").count() == 0  # text, never markup
+    assert f"Other loaders ({VAL}): 2 workers" in page.tab.inner_text("#epoch-others")
     assert page.errors == []

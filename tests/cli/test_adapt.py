@@ -209,3 +209,75 @@ def test_a_run_whose_loading_turns_5x_slower_searches_again_and_ends_sooner(
     assert kept.returncode == 0, kept.stderr
     assert _digest(kept.stdout) == _digest(done.stdout)  # the same samples, in the same order
     assert kept_s >= 1.5 * adapt_s, (kept_s, adapt_s, done.stderr)
+
+
+EPOCHS = str(SCRIPTS / "epochs.py")
+# 256 training and 256 validation samples at 3 ms each, both loaders built once at 0 workers:
+# the validation pass is about half of each epoch as written.
+EVAL_ARGS = ["--size", "256", "--latency", "0.003", "--val-size", "256", "--val-latency", "0.003"]
+
+
+def _validation_order() -> str:
+    """The digest the script's validation pass gives as written: batches of 8, in order."""
+    import hashlib
+
+    import torch
+
+    order = hashlib.sha256()
+    for start in range(0, 256, 8):
+        order.update(torch.arange(start, start + 8, dtype=torch.float32).numpy().tobytes())
+    return order.hexdigest()
+
+
+def _adapt_epochs(db_url: str, tmp_path: Path, *extra: str) -> tuple[list[dict], dict]:  # type: ignore[type-arg]
+    report = tmp_path / "epochs.jsonl"
+    proc = _cli(
+        *("run", "--adapt", EPOCHS, "--storage", db_url, *QUICK),
+        *("--", *EVAL_ARGS, "--build-once", "--report", str(report), *extra),
+    )
+    assert proc.returncode == 0, proc.stderr
+    epochs = [json.loads(line) for line in report.read_text().splitlines()]
+    name = re.search(r"--study (\S+)", proc.stderr)
+    assert name, proc.stderr
+    best = _cli("best", name.group(1), "--storage", db_url, "--json")
+    assert best.returncode == 0, best.stderr
+    answer = json.loads(best.stdout)
+    answer["stderr"] = proc.stderr  # (not part of the answer) what the run said, for failures
+    shown = _cli("show", name.group(1), "--storage", db_url)
+    answer["show"] = shown.stdout
+    return epochs, answer
+
+
+@pytest.mark.slow
+def test_adapt_tunes_the_validation_loader_on_its_own_passes_in_the_same_order(
+    db_url: str, tmp_path: Path
+) -> None:
+    epochs, answer = _adapt_epochs(db_url, tmp_path, "--epochs", "8")
+    assert len(epochs) == 8
+    # The script's own validation batches, in the script's order, in every pass.
+    assert {e["val_order"] for e in epochs} == {_validation_order()}
+    others = answer["others"]
+    assert others is not None, answer["stderr"]
+    assert others["config"] is not None and others["config"]["num_workers"] >= 2, others
+    assert others["tuned_s"] < others["as_written_s"]
+    passes = others["passes"]
+    assert len(passes) == 8 and all("epochs.py" in p["loader"] for p in passes)
+    assert passes[0]["num_workers"] == 0 and any(p["num_workers"] >= 2 for p in passes)
+    # By the script's own clock: once settled, a validation pass takes at most half as long.
+    first, settled = epochs[0]["val_s"], sorted(e["val_s"] for e in epochs[-3:])[1]
+    assert settled <= first / 2, (first, [e["val_s"] for e in epochs], answer["stderr"])
+    assert "other loaders' passes" in answer["show"]
+
+
+@pytest.mark.slow
+def test_a_validation_setting_that_fails_in_a_pass_is_abandoned_and_the_run_goes_on(
+    db_url: str, tmp_path: Path
+) -> None:
+    # Its dataset fails in any worker: the first worker count tried fails in its pass.
+    epochs, answer = _adapt_epochs(db_url, tmp_path, "--epochs", "3", "--val-main-only")
+    assert len(epochs) == 3  # the training ran to its end: not the script's failure
+    assert {e["val_order"] for e in epochs} == {_validation_order()}  # no batch lost or repeated
+    others = answer["others"]
+    assert others is not None and others["config"] is None, answer["stderr"]
+    assert "failed in a pass" in others["reason"] and "RuntimeError" in others["reason"]
+    assert any(p["abandoned"] for p in others["passes"]), others["passes"]

@@ -14,13 +14,20 @@ import pytest
 from tests.conftest import SCRIPTS
 
 SCRIPT = str(SCRIPTS / "epochs.py")
+# The script's line that builds its validation loader: the answer names the loader by it.
+VAL_LINE = next(
+    n
+    for n, line in enumerate(Path(SCRIPT).read_text().splitlines(), 1)
+    if "DataLoader(val_set" in line
+)
 
 
-def _probe(db_url: str, *script_args: str) -> dict:  # type: ignore[type-arg]
+def _probe(db_url: str, *script_args: str, fresh: bool = False) -> dict:  # type: ignore[type-arg]
     proc = subprocess.run(
         [
             *(sys.executable, "-m", "autotune.cli", "probe", SCRIPT),
             *("--storage", db_url, "--trials", "4", "--json"),
+            *(("--fresh",) if fresh else ()),
             *("--window", "1", "--windows", "3"),
             *("--", *script_args),
         ],
@@ -73,6 +80,12 @@ def test_the_epoch_and_its_validation_pass_both_tuned(db_url: str, tmp_path: Pat
     args = ("--size", "512", "--latency", "0.003", "--val-size", "256", "--val-latency", "0.003")
     args += ("--build-once",)
     answer = _probe(db_url, *args)
+    if (answer.get("interference") or {}).get("comparison"):
+        # The machine's load changed between the script as written and the settings: the
+        # answer refuses a speedup it could not show (the script as written stays), which is
+        # right; this test is about epochs, so it measures again on the next study.
+        assert answer["recommended"]["config"]["num_workers"] == 0, answer
+        answer = _probe(db_url, *args, fresh=True)
     epoch = answer["epoch"]
     own = _own_clock(tmp_path, *args)
     assert epoch["as_written_s"] == pytest.approx(
@@ -99,6 +112,6 @@ def test_the_epoch_and_its_validation_pass_both_tuned(db_url: str, tmp_path: Pat
     others = answer["others"]
     assert others["config"]["num_workers"] > 0, (others, answer["stderr"])
     (named,) = others["loaders"]  # the validation loader, at its DataLoader(...) line
-    assert named.startswith("Tiny at ") and named.endswith("epochs.py:47"), others
+    assert named.startswith("Tiny at ") and named.endswith(f"epochs.py:{VAL_LINE}"), others
     written = statistics.median(e["epoch_s"] for e in own)
     assert written / tuned >= 6, (own, ran)

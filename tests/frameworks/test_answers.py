@@ -108,9 +108,19 @@ def test_a_loader_the_library_builds_gets_the_trials_settings(
 def test_a_loader_the_script_gives_the_lightning_trainer_is_answered_at_its_own_call(
     tmp_path: Path,
 ) -> None:
-    # trainer.fit(model, train_dataloaders=loader): no train_dataloader() hook to edit.
+    # trainer.fit(model, train_dataloaders=loader, val_dataloaders=val): no hook to edit. Its
+    # validation pass (Lightning's own loop) is about a third of each short epoch.
     pytest.importorskip("lightning")
-    data, snippet = _answer("lightning_train.py", tmp_path, "--given-loader")
+    sizes = ("--train-size", "256", "--val-size", "128")
+    data, snippet = _answer("lightning_train.py", tmp_path, "--given-loader", *sizes)
     assert data["framework"] is None
     assert "loader = DataLoader(" in snippet and "batch_size=8" in snippet
     assert "train_dataloader()" not in snippet
+    # Lightning's validation loader is found in its evaluation loop and gets its own workers,
+    # within --max-workers, its passes faster; the snippet names it at its own line.
+    others = data["others"]
+    assert others is not None and others["config"] is not None, data
+    assert others["config"]["num_workers"] == 2 and others["tuned_s"] < others["as_written_s"]
+    (named,) = others["loaders"]
+    assert named.startswith("SlowVal at ") and "lightning_train.py:" in named, others
+    assert "# and for SlowVal at " in snippet, snippet

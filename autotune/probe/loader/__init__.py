@@ -1,14 +1,16 @@
 """The script's loaders: found as the script builds and iterates them, the measured one
 chosen, settings applied or switched in place, batches copied ahead on side streams."""
 
-from autotune.probe.loader._apply import apply_config, script_config
+from autotune.probe.loader._apply import apply_config, original, script_config
 from autotune.probe.loader._audition import Delivery
+from autotune.probe.loader._classes import map_style
 from autotune.probe.loader._iterators import (
     EndedIterator,
     ReplayIterator,
     TimedIterator,
     epoch_length,
 )
+from autotune.probe.loader._marks import site_of
 from autotune.probe.loader._passes import PassIterator, timed_pass
 from autotune.probe.loader._patch import LoaderPatch
 from autotune.probe.loader._reconfigure import SettingsRefused
@@ -38,7 +40,10 @@ __all__ = [
     "apply_config",
     "epoch_length",
     "make_streams",
+    "map_style",
     "normalized",
+    "original",
     "script_config",
+    "site_of",
     "timed_pass",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from torch.utils.data import DataLoader
+from torch.utils.data import DataLoader, IterableDataset
 
 # Saved at import, before any patch: what the patch calls and what it puts back.
 ORIG_INIT = DataLoader.__init__
@@ -37,3 +37,9 @@ def outer_class(cls: type) -> type | None:
         if "__iter__" in klass.__dict__:
             return klass
     return None
+
+
+def map_style(loader: Any) -> bool:
+    """Whether the loader's order is its sampler's, whatever its workers."""
+    dataset = getattr(loader, "dataset", None)
+    return dataset is not None and not isinstance(dataset, IterableDataset)

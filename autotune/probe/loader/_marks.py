@@ -22,3 +22,9 @@ def mark_built(loader: Any, site: Any, by: Any, owner: Any = None) -> None:
     loader.__dict__[BY_ATTR] = by
     if owner is not None:
         loader.__dict__[OWNER_ATTR] = owner
+
+
+def site_of(loader: Any) -> str | None:
+    """ "file:line" of the script's line that built ``loader``, when known."""
+    site = loader.__dict__.get(SITE_ATTR)
+    return None if site is None else f"{site[0]}:{site[1]}"

@@ -8,25 +8,38 @@ clock can say how much of the epoch it took. Per batch: a clock read, a test, an
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from time import perf_counter
-from typing import Any
+from typing import Any, Protocol
 
 from torch.utils.data import IterableDataset
 
 from autotune.probe.loader._apply import batch_size_of, settings_of
-from autotune.probe.loader._marks import SITE_ATTR
+from autotune.probe.loader._marks import site_of
 from autotune.probe.measure import EpochClock, OtherPass
 
 
+class Timed(Protocol):
+    """What a pass's iterator notes: its first and last batch, its end, its batches."""
+
+    first: float | None
+    last: float | None
+    ended: float | None
+    batches: int
+
+
 class PassIterator:
-    """Another loader's iterator, timed at its first batch and at its end."""
+    """Another loader's iterator, timed at its first batch and at its end; ``on_end`` is
+    called once, when it runs out."""
 
-    __slots__ = ("_it", "_pass")
+    __slots__ = ("_it", "_on_end", "_pass")
 
-    def __init__(self, it: Iterator[Any], timed: OtherPass) -> None:
+    def __init__(
+        self, it: Iterator[Any], timed: Timed, on_end: Callable[[], None] | None = None
+    ) -> None:
         self._it = it
         self._pass = timed
+        self._on_end = on_end
 
     def __iter__(self) -> PassIterator:
         return self
@@ -38,6 +51,8 @@ class PassIterator:
         except StopIteration:
             if timed.ended is None:
                 timed.ended = perf_counter()
+                if self._on_end is not None:
+                    self._on_end()
             raise
         now = perf_counter()
         if timed.first is None:
@@ -55,7 +70,6 @@ class PassIterator:
 
 def timed_pass(clock: EpochClock, loader: Any, t0: float, it: Iterator[Any]) -> PassIterator:
     """``it``, the iterator of ``loader`` made at ``t0``, timed as one of the epoch's passes."""
-    site = loader.__dict__.get(SITE_ATTR)
     settings = settings_of(loader)
     dataset = getattr(loader, "dataset", None)
     timed = clock.other(
@@ -64,7 +78,7 @@ def timed_pass(clock: EpochClock, loader: Any, t0: float, it: Iterator[Any]) -> 
             dataset=type(dataset).__name__,
             batch_size=batch_size_of(settings),
             num_workers=int(settings.get("num_workers") or 0),
-            site=None if site is None else f"{site[0]}:{site[1]}",
+            site=site_of(loader),
             started=t0,
             iterable=isinstance(dataset, IterableDataset),
         )

@@ -53,6 +53,7 @@ from autotune.probe.loader._classes import (
     ORIG_GET_ITERATOR,
     ORIG_INIT,
     ORIG_ITER,
+    map_style,
     outer_class,
     segment_loader,
     subclasses,
@@ -77,7 +78,7 @@ from autotune.probe.loader._standin import (
     describe,
     tunable,
 )
-from autotune.probe.loader._switch import SwitchableLoader
+from autotune.probe.loader._switch import Settings, SwitchableLoader
 
 if TYPE_CHECKING:
     from autotune.probe.measure import RankSync
@@ -104,8 +105,10 @@ class LoaderPatch:
         switchable: bool = False,
         first_batch_timeout_s: float = 60.0,
         others: LoaderConfig | None = None,
+        others_iterable: bool = False,
     ) -> None:
         self.config = config
+        self._others_iterable = others_iterable
         # Settings for the other map-style loaders (evaluation, validation), or None.
         self.others = None if switchable else others
         # Mode "adapt": iterations of torch's own __iter__ go through a SwitchableLoader, so
@@ -142,6 +145,8 @@ class LoaderPatch:
         # The epoch clock's hooks: set by a probe that times epochs, never by `autotune run`.
         self.on_other: OnOther | None = None
         self.on_built: OnBuilt | None = None
+        # Mode "adapt": what the search asks for another map-style loader's next pass.
+        self.other_settings: Callable[[Any], Settings | None] | None = None
 
     @property
     def last_iterator(self) -> Iterator[Any] | None:
@@ -346,6 +351,10 @@ class LoaderPatch:
                 first_batch_timeout_s=self._first_batch_timeout_s,
                 own=original(loader),
             )
+        if self.other_settings is not None and switch.mid_epoch and not self._is_chosen(loader):
+            settings = self.other_settings(loader) if self._decided() else None
+            if settings is not None:
+                switch.switch(settings)
         return iter(switch)
 
     def switchable_of(self, loader: Any) -> SwitchableLoader | None:
@@ -361,9 +370,10 @@ class LoaderPatch:
             # The choice is made: every other loader is the script's (or has the settings
             # asked for the others), timed for the epoch.
             if self.others is not None and OTHERS_ATTR not in loader.__dict__:
-                give_others(loader, self.others)
+                give_others(loader, self.others, iterable=self._others_iterable)
             t0 = perf_counter()
-            it = own(loader)
+            live = self.other_settings is not None and own is ORIG_ITER and map_style(loader)
+            it = self._torch_iter(loader) if live else own(loader)
             return it if self.on_other is None else self.on_other(loader, t0, it)
         if not chosen and in_framework_eval():
             return own(loader)

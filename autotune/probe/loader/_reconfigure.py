@@ -49,15 +49,17 @@ def reconfigure(loader: Any, config: LoaderConfig) -> None:
         loader.__dict__[NOT_APPLIED_ATTR] = refused
 
 
-def give_others(loader: Any, others: LoaderConfig) -> None:
+def give_others(loader: Any, others: LoaderConfig, *, iterable: bool = False) -> None:
     """Another loader's first iteration after the choice: ``others`` written onto it where
     that cannot change what it yields or in which order. A map-style loader's order is its
     sampler's, whatever its workers; an IterableDataset's is not (each worker runs the whole
-    iterable), and a loader auditioned before the choice already had the trial's settings
-    given back. Worker settings only: its batches stay the script's."""
+    iterable unless it splits its stream), so it is changed only with ``iterable``: in a
+    probe's own process, or where a study saw the same batches a pass. A loader auditioned
+    before the choice already had the trial's settings given back. Worker settings only: its
+    batches stay the script's."""
     loader.__dict__[OTHERS_ATTR] = True
     dataset = getattr(loader, "dataset", None)
-    if dataset is None or isinstance(dataset, IterableDataset):
+    if dataset is None or (isinstance(dataset, IterableDataset) and not iterable):
         return
     if APPLIED_ATTR in loader.__dict__:
         return

@@ -57,6 +57,7 @@ from autotune.probe.loader import (
 from autotune.probe.machine import OutsideCpu
 from autotune.probe.measure import Meter, count_samples
 from autotune.probe.session._drift import DriftWatch
+from autotune.probe.session._live_passes import LivePasses
 from autotune.probe.session._progress import progress_writer
 
 if TYPE_CHECKING:
@@ -105,12 +106,17 @@ class Adapter:
         self._over: int | None = None  # the tree's host memory, once over the budget
         self._drift: DriftWatch | None = None  # settled: watching the data wait
         self._sampling = True  # the session started the sampler; settled runs stop it
+        # The other loaders' passes, timed and loaded as the search asks (``_live_passes``).
+        self.passes = LivePasses(self._orders, self._dir, patch)
 
     # --- the hot path -----------------------------------------------------------------------
     def wrap(
         self, it: Iterator[Any], t_iter: float, delivered: Sequence[Delivery]
     ) -> Iterator[Any]:
         """Each iteration of the training loader, from its start (``t_iter``)."""
+        self.passes.flush()  # an evaluation pass left open ends before training goes on
+        if self.passes.training_started is None:
+            self.passes.training_started = t_iter
         switch = self._patch.switchable_of(self._patch.current_loader)
         if self._switch is None:
             self._found(switch)
@@ -276,6 +282,7 @@ class Adapter:
     def finish(self, failed: tuple[Status, str] | None = None) -> None:
         """The script ended: the segment it ended inside reports what it has; ``failed``:
         the status and reason of the error that ended it."""
+        self.passes.flush()
         if self.meter is None:
             return
         self.meter.close_partial()

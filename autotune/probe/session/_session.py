@@ -69,6 +69,7 @@ class ProbeSession:
             ranks=ranks,
             switchable=adapt,
             others=config.others,
+            others_iterable=config.others_iterable,
             # A switched config that loads no batch in as long as a warm-up may take is hung.
             first_batch_timeout_s=max(1.0, settings.max_warmup_s),
         )

@@ -2,6 +2,7 @@
 run's search, and what the loop is asked and reports."""
 
 from autotune.tuner.loop import _live_search, _reopen
+from autotune.tuner.loop._live_others import LiveOthers
 from autotune.tuner.loop._live_search import Adapted, adapt
 from autotune.tuner.loop._open import (
     Opened,
@@ -26,6 +27,7 @@ __all__ = [
     "LIVE_ROLES",
     "REOPENED",
     "Adapted",
+    "LiveOthers",
     "NullReporter",
     "Opened",
     "Outcome",

@@ -2,19 +2,22 @@
 settings are chosen.
 
 Their passes are in the epoch the user waits for, and a fast training loader makes them a
-larger share of it. Only map-style loaders are tuned: their order is their sampler's whatever
-their workers, so the script sees the same batches in the same order; an IterableDataset's is
-not. Each probe runs the recommendation with the other loaders at one worker count and times
-their passes in the epoch it sees (``probe/measure/_epoch.py``); the first is the script's own
-settings beside the recommendation, then the count doubles while a pass gets faster by more
-than ``GAIN``. A probe that sees no epoch whole ends the stage: a pass it cannot see cannot be
-compared, and the script's settings stand.
+larger share of it. A map-style loader's order is its sampler's whatever its workers, so the
+script sees the same batches in the same order. An IterableDataset's loader is tuned in the
+probes' own processes only, and kept only where its passes give the batches they gave as
+written (its workers split the stream: the same batches, in another order). Each probe runs
+the recommendation with the other loaders at one worker count and times their passes in the
+epoch it sees (``probe/measure/_epoch.py``); the first is the script's own settings beside the
+recommendation, then the count doubles while a pass gets faster by more than ``GAIN``. A
+probe that sees no epoch whole ends the stage: a pass it cannot see cannot be compared, and
+the script's settings stand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from dataclasses import replace
+from typing import Any, Protocol
 
 import optuna
 
@@ -32,9 +35,12 @@ MAX_WORKERS = 64
 
 
 class Probe(Protocol):
-    """Measure the training loader at ``config``, the other loaders at ``others``."""
+    """Measure the training loader at ``config``, the other loaders at ``others``
+    (IterableDataset ones too with ``others_iterable``)."""
 
-    def __call__(self, config: LoaderConfig, *, others: LoaderConfig | None) -> ProbeResult: ...
+    def __call__(
+        self, config: LoaderConfig, *, others: LoaderConfig | None, others_iterable: bool = False
+    ) -> ProbeResult: ...
 
 
 Note = Callable[[str], None]
@@ -45,11 +51,18 @@ def _key(p: LoaderPass) -> tuple[str, str | None]:
 
 
 def heavy_passes(figures: EpochFigures | None) -> list[LoaderPass]:
-    """The map-style passes that take a real share of the epoch as written."""
+    """The passes that take a real share of the epoch as written."""
     if figures is None or not figures.epoch_s:
         return []
     share = UNTUNED_SHARE * figures.epoch_s
-    return [p for p in figures.passes if not p.iterable and p.seconds >= share]
+    return [p for p in figures.passes if p.seconds >= share]
+
+
+def _stream_batches(result: ProbeResult, keys: set[tuple[str, str | None]]) -> dict[Any, int]:
+    """Batches a pass of each IterableDataset loader of ``keys`` in the epoch seen."""
+    epoch = result.epoch
+    passes = epoch.passes if epoch is not None else []
+    return {_key(p): p.batches for p in passes if p.iterable and _key(p) in keys}
 
 
 def _pass_seconds(result: ProbeResult, keys: set[tuple[str, str | None]]) -> float | None:
@@ -66,9 +79,11 @@ def tune_others(
     probe: Probe,
     note: Note,
     time_left: Callable[[], bool] = lambda: True,
+    top: int = MAX_WORKERS,
 ) -> OtherLoaders | None:
     """Tune the other loaders beside the recommendation; None when there is none to tune.
-    ``time_left``: False once the search's time is spent (no further probe starts)."""
+    ``time_left``: False once the search's time is spent (no further probe starts); ``top``:
+    the most workers tried (the user's ``--max-workers``)."""
     trials = study.get_trials(deepcopy=False)
     base, best = baseline_of(trials), recommended_trial(study)
     if base is None or best is None:
@@ -83,7 +98,13 @@ def tune_others(
     if not time_left():
         return OtherLoaders(loaders=names, reason="the search's time ran out before them")
     note(f"  the other loaders ({', '.join(names)}): their own settings, beside the pick")
-    reference = _pass_seconds(probe(config, others=None), keys)
+    first = probe(config, others=None)
+    reference = _pass_seconds(first, keys)
+    # A stream is tuned only in a probe's own process, and kept only where its workers split
+    # it: a pass must give the batches it gave as written (each worker running the whole
+    # stream would give them once per worker).
+    streams = any(p.iterable for p in heavy)
+    written_batches = _stream_batches(first, keys)
     written = min((p.num_workers for p in heavy), default=0)
     tried: list[dict[str, float | int | None]] = [{"num_workers": written, "seconds": reference}]
     if reference is None:
@@ -93,37 +114,87 @@ def tune_others(
             reason="no probe beside the recommendation saw an epoch whole, so their passes "
             "could not be timed",
         )
-    best_s, chosen = reference, None
-    stopped = "no worker count made their passes faster"
-    workers = max(2, 2 * written)
-    while workers <= MAX_WORKERS and time_left():
-        candidate = LoaderConfig(num_workers=workers, persistent_workers=True)
-        result = probe(config, others=candidate)
+    climb = Climb(written, reference, min(top, MAX_WORKERS))
+    while (candidate := climb.candidate()) is not None and time_left():
+        result = probe(config, others=candidate, others_iterable=streams)
         seconds = _pass_seconds(result, keys)
-        tried.append({"num_workers": workers, "seconds": seconds})
+        workers = candidate.num_workers
         if not result.ok:
             # Not the script's failure: these settings of autotune's, in a probe of its own.
-            stopped = f"{workers} workers for them failed a probe ({result.status})"
+            climb.failed(f"{workers} workers for them failed a probe ({result.status})")
             note(f"    {workers} workers: {result.status}; their settings stay below it")
+            break
+        batches = _stream_batches(result, keys)
+        if any(batches.get(k, n) != n for k, n in written_batches.items()):
+            climb.failed(
+                f"with {workers} workers a stream's pass gave {sorted(batches.values())} "
+                f"batches, as written {sorted(written_batches.values())}: its workers do not "
+                "split it, so its settings stay below that count"
+            )
+            note(f"    {workers} workers: a stream's batches changed; their settings stay below")
             break
         shown = "no epoch seen" if seconds is None else f"{seconds:.2f} s"
         note(f"    {workers} workers: {shown} an epoch (as written {reference:.2f} s)")
-        if seconds is None or seconds > best_s * (1 - GAIN):
-            break
-        best_s, chosen = seconds, candidate
-        workers *= 2
-    return OtherLoaders(
-        config=None if chosen is None else chosen.to_dict(),
-        loaders=names,
-        as_written_s=reference,
-        tuned_s=best_s,
-        tried=tried,
-        reason=None if chosen is not None else stopped,
-    )
+        climb.measured(seconds)
+    found = climb.outcome(names)
+    return replace(found, iterable=streams and found.config is not None)
+
+
+class Climb:
+    """The other loaders' worker count, one measurement a count: from the script's own
+    (``written``, its passes ``reference`` seconds), doubling while their passes get faster
+    by more than ``GAIN``; persistent, so a pass pays its workers' start-up once."""
+
+    def __init__(self, written: int, reference: float, top: int = MAX_WORKERS) -> None:
+        self.reference = self.best_s = reference
+        self.chosen: LoaderConfig | None = None
+        self.tried: list[dict[str, Any]] = [{"num_workers": written, "seconds": reference}]
+        self.stopped: str | None = None  # why the climb ended, once it has
+        self._next = max(2, 2 * written)
+        self._top = top
+
+    def candidate(self) -> LoaderConfig | None:
+        """The settings to measure next; None once the climb is over."""
+        if self.stopped is None and self._next > self._top:
+            self.stopped = "no worker count made their passes faster"
+        if self.stopped is not None:
+            return None
+        return LoaderConfig(num_workers=self._next, persistent_workers=True)
+
+    def measured(self, seconds: float | None, **more: Any) -> None:
+        """The candidate's passes took ``seconds`` (None: not seen)."""
+        candidate = self.candidate()
+        if candidate is None:
+            return
+        self.tried.append({"num_workers": self._next, "seconds": seconds, **more})
+        if seconds is None or seconds > self.best_s * (1 - GAIN):
+            self.stopped = "no worker count made their passes faster"
+            return
+        self.best_s, self.chosen = seconds, candidate
+        self._next *= 2
+
+    def failed(self, why: str, **more: Any) -> None:
+        """The candidate failed: the climb ends below it."""
+        self.tried.append({"num_workers": self._next, "seconds": None, **more})
+        self.stopped = why
+
+    def outcome(self, names: list[str]) -> OtherLoaders:
+        return OtherLoaders(
+            config=None if self.chosen is None else self.chosen.to_dict(),
+            loaders=names,
+            as_written_s=self.reference,
+            tuned_s=self.best_s,
+            tried=self.tried,
+            reason=None if self.chosen is not None else self.stopped,
+        )
 
 
 def run_others_stage(
-    study: optuna.Study, probe: Probe, note: Note, time_left: Callable[[], bool]
+    study: optuna.Study,
+    probe: Probe,
+    note: Note,
+    time_left: Callable[[], bool],
+    top: int | None = None,
 ) -> None:
     """The stage, once per study: its outcome is kept on the study, and its probes' time
     counted in the study's probe seconds (as confirmation's is)."""
@@ -131,14 +202,16 @@ def run_others_stage(
         return
     spent = 0.0
 
-    def timed(config: LoaderConfig, *, others: LoaderConfig | None) -> ProbeResult:
+    def timed(
+        config: LoaderConfig, *, others: LoaderConfig | None, others_iterable: bool = False
+    ) -> ProbeResult:
         nonlocal spent
-        result = probe(config, others=others)
+        result = probe(config, others=others, others_iterable=others_iterable)
         spent += result.wall_s or 0.0
         return result
 
     try:
-        found = tune_others(study, timed, note, time_left)
+        found = tune_others(study, timed, note, time_left, top or MAX_WORKERS)
     finally:
         state.add_probe_seconds(study, spent)
     if found is not None:

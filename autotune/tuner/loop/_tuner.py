@@ -109,16 +109,16 @@ class Tuner:
         *,
         on_window: WindowCallback | None = None,
         others: LoaderConfig | None = None,
+        others_iterable: bool = False,
     ) -> ProbeResult:
         # The probe sizes its warm-up and windows to fit the script's run, once known.
         settings = length.fitted(self.study, self._settings)
         settings = under_load(self._trials(), settings)
         self._fitted = settings.script_batches is not None
+        trial = TrialConfig(loader=config, settings=settings, mode=mode, others=others)
+        trial = replace(trial, others_iterable=others_iterable)
         result = self.runner.run(
-            self.target,
-            TrialConfig(loader=config, settings=settings, mode=mode, others=others),
-            timeout_s=self.options.trial_timeout_s,
-            on_window=on_window,
+            self.target, trial, timeout_s=self.options.trial_timeout_s, on_window=on_window
         )
         length.learn(self.study, result)
         return result
@@ -225,7 +225,8 @@ class Tuner:
             if self.options.confirm_top and state.load(self.study).confirmation is None:
                 self._confirm()
             if self.options.other_loaders:
-                run_others_stage(self.study, self._probe, self.reporter.note, self._time_left)
+                top = self.options.max_workers
+                run_others_stage(self.study, self._probe, self.reporter.note, self._time_left, top)
         return reason
 
     # --- phases -----------------------------------------------------------------------------

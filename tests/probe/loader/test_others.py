@@ -1,6 +1,6 @@
 """The settings asked for the other loaders (evaluation, validation): written onto map-style
-loaders first iterated once the training loader is chosen, never onto an IterableDataset's,
-and the batches they give stay the script's, in the script's order."""
+loaders first iterated once the training loader is chosen, onto an IterableDataset's only when
+asked, and the batches a map-style one gives stay the script's, in the script's order."""
 
 from __future__ import annotations
 
@@ -40,6 +40,26 @@ def test_the_others_settings_reach_a_map_style_eval_loader_and_keep_its_order() 
         assert _batches(val) == expected  # again, through its persistent workers
         assert len(list(stream)) == 3 and stream.num_workers == 0  # an iterable: its own
         assert train.num_workers == 0
+    finally:
+        patch.uninstall()
+
+
+def test_a_stream_s_loader_takes_the_others_settings_only_when_asked() -> None:
+    others = LoaderConfig(num_workers=2)
+    patch = LoaderPatch(
+        LoaderConfig(num_workers=0),
+        lambda it, t0, delivered: it,
+        others=others,
+        others_iterable=True,
+    )
+    patch.install()
+    try:
+        train = DataLoader(TRAIN, batch_size=8, shuffle=True)
+        stream = DataLoader(Stream(), batch_size=4)
+        assert len(list(train)) == 80
+        # This stream does not split across workers: each of the 2 runs it whole, which the
+        # others' stage sees as batches that changed.
+        assert len(list(stream)) == 6 and stream.num_workers == 2
     finally:
         patch.uninstall()
 

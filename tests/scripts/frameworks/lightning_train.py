@@ -45,18 +45,22 @@ class Boring(pl.LightningModule):
 
 
 class Data(pl.LightningDataModule):
-    def __init__(self, latency: float, workers: int) -> None:
+    def __init__(self, latency: float, workers: int, train_size: int, val_size: int) -> None:
         super().__init__()
         self.latency = latency
         self.workers = workers
+        self.train_size, self.val_size = train_size, val_size
 
     def train_dataloader(self):
         return DataLoader(
-            SlowTrain(4096, self.latency), batch_size=8, shuffle=True, num_workers=self.workers
+            SlowTrain(self.train_size, self.latency),
+            batch_size=8,
+            shuffle=True,
+            num_workers=self.workers,
         )
 
     def val_dataloader(self):
-        return DataLoader(SlowVal(64, self.latency), batch_size=4, num_workers=0)
+        return DataLoader(SlowVal(self.val_size, self.latency), batch_size=4, num_workers=0)
 
 
 if __name__ == "__main__":
@@ -65,6 +69,8 @@ if __name__ == "__main__":
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--report", default="")
     p.add_argument("--max-epochs", type=int, default=1000)
+    p.add_argument("--train-size", type=int, default=4096)
+    p.add_argument("--val-size", type=int, default=64)
     # The loaders built here and given to trainer.fit, not by a DataModule's hooks.
     p.add_argument("--given-loader", action="store_true")
     args = p.parse_args()
@@ -79,9 +85,13 @@ if __name__ == "__main__":
     )
     if args.given_loader:
         loader = DataLoader(
-            SlowTrain(4096, args.latency), batch_size=8, shuffle=True, num_workers=args.workers
+            SlowTrain(args.train_size, args.latency),
+            batch_size=8,
+            shuffle=True,
+            num_workers=args.workers,
         )
-        val = DataLoader(SlowVal(64, args.latency), batch_size=4, num_workers=0)
+        val = DataLoader(SlowVal(args.val_size, args.latency), batch_size=4, num_workers=0)
         trainer.fit(Boring(args.report), train_dataloaders=loader, val_dataloaders=val)
     else:
-        trainer.fit(Boring(args.report), datamodule=Data(args.latency, args.workers))
+        data = Data(args.latency, args.workers, args.train_size, args.val_size)
+        trainer.fit(Boring(args.report), datamodule=data)

@@ -17,17 +17,23 @@ from tests.tuner.loop.test_tuner import TARGET, make
 EVAL_BATCH_S = 0.1
 
 
-def _val_pass(workers: int, iterable: bool = False) -> LoaderPass:
+def _val_pass(workers: int, iterable: bool = False, batches: int = 8) -> LoaderPass:
     seconds = 8 * EVAL_BATCH_S / max(1, min(workers, 4))  # gains stop past 4 workers
-    return LoaderPass("DataLoader", "Val", 8, workers, seconds, 8, 0.01, "fit.py:30", iterable)
+    return LoaderPass(
+        "DataLoader", "Val", 8, workers, seconds, batches, 0.01, "fit.py:30", iterable
+    )
 
 
-def _with_epoch(iterable: bool = False, seen: bool = True):  # type: ignore[no-untyped-def]
+def _with_epoch(  # type: ignore[no-untyped-def]
+    iterable: bool = False, seen: bool = True, duplicated: bool = False
+):
+    # ``duplicated``: a stream each worker runs whole: a pass's batches once per worker.
     def after(config: TrialConfig, result: ProbeResult) -> ProbeResult:
         if config.mode not in ("baseline", "measure"):
             return result
         workers = config.others.num_workers or 0 if config.others else 0
-        val = _val_pass(workers, iterable)
+        batches = 8 * max(1, workers) if duplicated else 8
+        val = _val_pass(workers, iterable, batches)
         figures = (
             EpochFigures(epoch_s=0.5 + val.seconds, train_s=0.5, startup_s=0.0, passes=[val])
             if seen or config.mode == "baseline"
@@ -61,12 +67,27 @@ def test_the_eval_loaders_workers_climb_while_their_passes_get_faster() -> None:
     assert "not tuned" not in snippet
 
 
-def test_an_iterable_eval_loader_is_never_tuned() -> None:
+def test_an_iterable_eval_loader_whose_workers_split_its_stream_is_tuned_in_probes() -> None:
     runner = FakeRunner(load_s=0.1, compute_s=0.01, after=_with_epoch(iterable=True))
     tuner = make(runner, trials=4, patience=10)
     tuner.run()
-    assert state.load(tuner.study).others is None
-    assert all(c.others is None for c in runner.calls)
+    others = state.load(tuner.study).others
+    assert others is not None and others.config is not None and others.iterable
+    assert others.config["num_workers"] == 4
+    # Its probes asked for the stream to be changed too; the search's own probes never did.
+    assert all(c.others_iterable == (c.others is not None) for c in runner.calls)
+
+
+def test_an_iterable_eval_loader_whose_batches_multiply_with_workers_stays_as_written() -> None:
+    runner = FakeRunner(
+        load_s=0.1, compute_s=0.01, after=_with_epoch(iterable=True, duplicated=True)
+    )
+    tuner = make(runner, trials=4, patience=10)
+    tuner.run()
+    others = state.load(tuner.study).others
+    assert others is not None and others.config is None and not others.iterable
+    assert others.reason is not None and "do not split it" in others.reason
+    assert others.tried[-1]["num_workers"] == 2  # the first count tried ended the climb
 
 
 def test_probes_that_see_no_epoch_leave_the_eval_loaders_as_written() -> None:

@@ -249,7 +249,9 @@ def test_a_probe_that_measured_then_ran_out_of_time_caps_nothing() -> None:
     assert state.load(study).worker_cap == 1
 
 
-def test_under_a_steady_load_the_climb_goes_up_while_it_gains_beyond_the_loads_noise() -> None:
+def test_under_a_steady_load_the_climb_goes_up_while_the_best_is_above_every_smaller_count() -> (
+    None
+):
     # One worker that hardly waits for data: on a quiet machine the climb would halve first.
     quiet = _study()
     _add(quiet, 0, 100.0, role="baseline", outside=0.0)
@@ -260,13 +262,19 @@ def test_under_a_steady_load_the_climb_goes_up_while_it_gains_beyond_the_loads_n
     _add(loaded, 0, 100.0, role="baseline", outside=1.0)
     _add(loaded, 2, 250.0, wait=0.06, cpu=0.1, outside=1.0)
     assert climb(loaded, SPACE, lambda _: None) and _queued(loaded) == [4]
-    # A best within the load's noise of a smaller count gains nothing there: half again as
-    # many (6), not twice (8).
+    # A best within the load's noise of a smaller count: no evidence there that the climb is
+    # over, so it doubles (8), where a quiet machine's rule would take half again as many.
     flat = _study()
     _add(flat, 0, 100.0, role="baseline", outside=1.0)
     _add(flat, 2, 250.0, wait=0.06, cpu=0.1, outside=1.0)
     _add(flat, 4, 252.0, wait=0.06, cpu=0.1, outside=1.0)
-    assert climb(flat, SPACE, lambda _: None) and _queued(flat) == [6]
+    assert climb(flat, SPACE, lambda _: None) and _queued(flat) == [8]
+    # Both doublings above it measured, both below it: the climb is over.
+    done = _study()
+    for workers, rate in ((0, 100.0), (2, 250.0), (4, 252.0), (8, 200.0), (16, 190.0)):
+        role = "baseline" if workers == 0 else "seeded"
+        _add(done, workers, rate, role=role, wait=0.06, cpu=0.1, outside=1.0)
+    assert searched_around_best(done, SPACE)
 
 
 def test_under_a_steady_load_one_step_down_does_not_end_the_climb() -> None:
