@@ -26,6 +26,7 @@ EXPORTS = {
     },
     "autotune.tuner": {
         "LIVE_ROLES",
+        "LiveOthers",
         "REOPENED",
         "Adapted",
         "Bottleneck",

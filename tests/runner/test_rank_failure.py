@@ -133,12 +133,15 @@ def test_the_cli_shows_a_failed_rank_as_it_is(tmp_path: Path) -> None:
 def test_a_search_whose_trials_lose_a_rank_still_recommends(tmp_path: Path) -> None:
     # The held-out DDP case: trials whose workers fail on one rank (the other rank's gloo
     # connection is reset) are failures with their reasons, and the search goes on to an
-    # answer; the script as written, whose ranks train, stays measured.
+    # answer; the script as written, whose ranks train, stays measured. Loading bounds the
+    # step (--sample-ms), so a busy machine cannot put the script as written at the compute
+    # ceiling and end the search before any trial with workers.
     url = f"sqlite:///{tmp_path / 'ranks.db'}"
     mark = uuid.uuid4().hex
     done = autotune(
         "probe", str(SCRIPTS / "rank_fails.py"), "--storage", url, "--nproc-per-node", "2",
         "--trials", "3", "--json", *FAST_CLI, "--", "--fail-rank", "1", "--only-in-workers",
+        "--sample-ms", "1",
         env=terminal_env(**{MARK_ENV: mark}),
     )  # fmt: skip
     assert_no_orphans(mark)

@@ -7,10 +7,13 @@ and lose their connection to it when it goes ("Connection closed by peer").
 the failing rank then closes its connections before the probe records its error.
 --only-in-workers: rank R fails only where its loader has workers (the script as written,
 with none, trains).
+--sample-ms M: each sample takes M ms to load, so the loader, not the all_reduce, bounds the
+step and a search has worker counts worth trying.
 """
 
 import argparse
 import os
+import time
 
 import torch
 import torch.distributed as dist
@@ -18,8 +21,11 @@ from torch.utils.data import DataLoader, Dataset, get_worker_info
 
 
 class Samples(Dataset):
-    def __init__(self, size: int, fail_rank: int, fail_at: int, only_in_workers: bool) -> None:
+    def __init__(
+        self, size: int, fail_rank: int, fail_at: int, only_in_workers: bool, sample_s: float
+    ) -> None:
         self.size = size
+        self.sample_s = sample_s
         self.rank = int(os.environ.get("RANK", "0"))
         self.fail = self.rank == fail_rank
         self.fail_at = fail_at
@@ -33,6 +39,8 @@ class Samples(Dataset):
         if self.fail and i >= self.fail_at and (in_worker or not self.only_in_workers):
             where = "a worker" if get_worker_info() is not None else "the main process"
             raise ValueError(f"bad sample {i} on rank {self.rank} [{where}]")
+        if self.sample_s:
+            time.sleep(self.sample_s)
         return torch.full((4,), float(i))
 
 
@@ -42,9 +50,12 @@ def main() -> None:
     p.add_argument("--fail-at", type=int, default=64)
     p.add_argument("--destroy", action="store_true")
     p.add_argument("--only-in-workers", action="store_true")
+    p.add_argument("--sample-ms", type=float, default=0.0)
     args = p.parse_args()
     dist.init_process_group("gloo")
-    samples = Samples(100_000, args.fail_rank, args.fail_at, args.only_in_workers)
+    samples = Samples(
+        100_000, args.fail_rank, args.fail_at, args.only_in_workers, args.sample_ms / 1000
+    )
     loader = DataLoader(samples, batch_size=4)
     try:
         for batch in loader:
