@@ -16,6 +16,11 @@ the load (its ``interference.condition``, ``comparison`` and speedup).
 
     python benchmarks/under_load.py [--workloads io_bound,model_bound] [--long-s 12]
                                     [--rounds 2] [--trials 12] [--out docs/under-load.json]
+                                    [--script-args="--latency-ms 20"] [--grid 0,4,12]
+                                    [--probe-args="--max-workers 12"]
+
+``--script-args`` go to every example (after ``--epochs 100000``), ``--probe-args`` to the
+search's ``autotune probe``; ``--grid`` is the worker counts of the grid.
 
 The search and the long runs share the machine with the spinner only: run nothing else
 beside it (two probes measure each other).
@@ -27,6 +32,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import statistics
 import subprocess
 import sys
@@ -61,13 +67,18 @@ def spinner() -> Iterator[subprocess.Popen[str]]:
 
 
 def search(
-    script: Path, db: str, trials: int, extra: tuple[str, ...] = (), timeout_s: float = 1500
+    script: Path,
+    db: str,
+    trials: int,
+    extra: tuple[str, ...] = (),
+    timeout_s: float = 1500,
+    script_args: tuple[str, ...] = SCRIPT_ARGS,
 ) -> dict[str, Any]:
     """The real CLI's answer (``--json``) for ``script``."""
     cmd = [sys.executable, "-m", "autotune.cli", "probe", str(script), "--storage", db]
     cmd += ["--json", "--trials", str(trials), "--trial-timeout", "90", *extra]
     proc = subprocess.run(
-        [*cmd, "--", *SCRIPT_ARGS], capture_output=True, text=True, timeout=timeout_s
+        [*cmd, "--", *script_args], capture_output=True, text=True, timeout=timeout_s
     )
     if proc.returncode != 0:
         raise RuntimeError(f"autotune probe failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -76,12 +87,16 @@ def search(
 
 
 def long_rate(
-    runner: BaseRunner, script: Path, config: LoaderConfig, long_s: float
+    runner: BaseRunner,
+    script: Path,
+    config: LoaderConfig,
+    long_s: float,
+    script_args: tuple[str, ...] = SCRIPT_ARGS,
 ) -> float | None:
     """Samples/s of ``config`` over ``long_s`` seconds of windows after warm-up."""
     settings = ProbeSettings(window_s=long_s / LONG_WINDOWS, windows=LONG_WINDOWS, min_windows=0)
     trial = TrialConfig(loader=config, settings=settings, mode="measure")
-    result = runner.run(Target(str(script), SCRIPT_ARGS), trial, timeout_s=long_s + 180)
+    result = runner.run(Target(str(script), script_args), trial, timeout_s=long_s + 180)
     return result.samples_per_s if result.ok else None
 
 
@@ -143,16 +158,20 @@ def run_workload(
     rounds: int,
     extra: tuple[str, ...] = (),
     grid: tuple[int, ...] = GRID,
+    script_args: tuple[str, ...] = SCRIPT_ARGS,
 ) -> dict[str, Any]:
     script = EXAMPLES / f"{name}.py"
     runner = SubprocessRunner()
     with spinner():
         started = time.monotonic()
-        answer = search(script, db, trials, extra)
+        answer = search(script, db, trials, extra, script_args=script_args)
         searched = time.monotonic() - started
         pick = LoaderConfig.from_dict((answer.get("recommended") or {}).get("config") or {})
         picked, rows = compare(
-            pick, grid_configs(grid), lambda c: long_rate(runner, script, c, long_s), rounds
+            pick,
+            grid_configs(grid),
+            lambda c: long_rate(runner, script, c, long_s, script_args),
+            rounds,
         )
     return {"workload": name, "search_s": round(searched, 1), **summarize(answer, picked, rows)}
 
@@ -165,17 +184,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=12)
     parser.add_argument("--db", default="sqlite:///under-load.db")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--script-args", default="", help="more arguments to every example")
+    parser.add_argument("--probe-args", default="", help="more arguments to autotune probe")
+    parser.add_argument("--grid", default=",".join(map(str, GRID)), help="worker counts")
     args = parser.parse_args(argv)
+    script_args = (*SCRIPT_ARGS, *shlex.split(args.script_args))
+    grid = tuple(int(n) for n in args.grid.split(","))
     report: dict[str, Any] = {
         "machine": f"{platform.node()} {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "spinner": "one process spinning on a core for the whole run",
+        "script_args": list(script_args),
+        "probe_args": shlex.split(args.probe_args),
         "workloads": [],
     }
     for name in args.workloads.split(","):
         row = run_workload(
-            name, args.db, trials=args.trials, long_s=args.long_s, rounds=args.rounds
+            name,
+            args.db,
+            trials=args.trials,
+            long_s=args.long_s,
+            rounds=args.rounds,
+            extra=tuple(shlex.split(args.probe_args)),
+            grid=grid,
+            script_args=script_args,
         )
         print(json.dumps(row), flush=True)
         report["workloads"].append(row)

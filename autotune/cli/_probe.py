@@ -133,7 +133,9 @@ def probe(
     ctx: typer.Context,
     script: Path = typer.Argument(..., help="Your training script, run unmodified."),
     study_name: str | None = typer.Option(
-        None, "--study", help="Study name (default: from script, arguments and hardware)."
+        None,
+        "--study",
+        help="Study name, without '/' (default: from script, arguments and hardware).",
     ),
     storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
     trials: int = typer.Option(
@@ -237,6 +239,12 @@ def probe(
     key = StudyKey.for_target(target, hardware)
     if resume and fresh:
         fail("--resume and --fresh contradict each other; pass one of them")
+    if study_name is not None and "/" in study_name:
+        # The API and the dashboard name a study in a URL path (/studies/NAME/...).
+        fail(
+            f"--study {study_name!r} contains '/', which the API and dashboard cannot address "
+            "(/studies/NAME); choose a name without '/'"
+        )
     try:
         opened = open_study_for_rerun(
             store,

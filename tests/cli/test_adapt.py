@@ -20,7 +20,7 @@ from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 
 CLI = [sys.executable, "-m", "autotune.cli"]
 SCRIPT = str(SCRIPTS / "ordered.py")
-ARGS = ["--epochs", "30", "--samples", "512", "--latency-ms", "1"]
+ARGS = ["--epochs", "20", "--samples", "512", "--latency-ms", "1"]
 QUICK = ["--segments", "3", "--max-workers", "6", "--warmup", "0.2", "--window", "0.3"]
 
 
@@ -67,7 +67,7 @@ def test_adapt_trains_once_on_the_same_samples_and_records_its_answer(db_url: st
 @pytest.mark.slow
 def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: str) -> None:
     script = str(SCRIPTS / "ddp_ordered.py")
-    args = ["--epochs", "6", "--samples", "4096", "--latency-ms", "5"]
+    args = ["--epochs", "6", "--samples", "2048", "--latency-ms", "5"]
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
     started = time.monotonic()
     plain = subprocess.run(
@@ -94,7 +94,8 @@ def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: st
     ranks = segment.ranks if segment is not None else None  # each rank's own, per segment
     assert ranks is not None and [r.rank for r in ranks] == [0, 1], ranks
     assert all(r.samples_per_s for r in ranks), ranks
-    assert plain_s >= 2.5 * adapt_s, (plain_s, adapt_s, done.stderr)
+    # About 31 s as written; the tuning and both ranks' start-ups are paid inside the run.
+    assert plain_s >= 2 * adapt_s, (plain_s, adapt_s, done.stderr)
 
 
 @pytest.mark.slow
@@ -168,8 +169,8 @@ def test_a_run_whose_loading_turns_5x_slower_searches_again_and_ends_sooner(
     # The script itself makes every sample 5x slower to load halfway through its batches
     # (it creates the flag file its dataset reads, and prints when): no sleep of the test's
     # decides when, and the run's own study says when the search reopened.
-    half = 2560
-    args = ["--epochs", "80", "--samples", "512", "--latency-ms", "2", "--step-ms", "5"]
+    half = 1920
+    args = ["--epochs", "80", "--samples", "384", "--latency-ms", "2", "--step-ms", "5"]
     args += ["--slower-after", str(half), "--slower-by", "5"]
     quick = ["--segments", "4", "--max-workers", "16", "--warmup", "0.2", "--window", "0.3"]
     flag = tmp_path / "slower"

@@ -59,6 +59,13 @@ def test_unknown_study(db_url: str) -> None:
     )
 
 
+def test_a_study_name_the_api_cannot_address_is_refused(db_url: str) -> None:
+    result = cli.invoke(app, ["probe", str(SCRIPTS / "tiny.py"), "--storage", db_url,
+                              "--study", "team/run-1"])  # fmt: skip
+    _one_line_error(result, "contains '/'")
+    assert result.exit_code == 2
+
+
 @pytest.mark.parametrize(
     ("url", "needle"),
     [

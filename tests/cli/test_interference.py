@@ -22,11 +22,20 @@ from autotune.runner import SubprocessRunner, Target
 from tests.conftest import EXAMPLES, MARK_ENV, assert_no_orphans
 
 SPIN = "print('spinning', flush=True)\nwhile True: pass"
-# How far the stated figure may be from the pick's long runs beside a spinner. The target is
-# 15 %, but here one config's long runs move by tens of per cent (578 stated against long runs
-# of 421 and 540 in one run of this test): 15 % is not shown robustly on 2 cores, and a test
-# held to it would fail on the noise, not on autotune.
-STATED_REL = 0.35
+# How far the stated figure may be from the pick's long runs beside a spinner: 15 %, or the
+# spread of those long runs themselves where it is wider. One config's long runs move by tens
+# of per cent there (421 and 540 samples/s in one run of this test): no figure can agree with
+# a reference more closely than the reference agrees with itself.
+STATED_REL = 0.15
+
+
+def _stated_within(stated: float, long_runs: list[float]) -> bool:
+    """``stated`` agrees with the median of ``long_runs`` within STATED_REL or their spread."""
+    long = statistics.median(long_runs)
+    spread = (max(long_runs) - min(long_runs)) / long
+    return abs(stated - long) <= max(STATED_REL, spread) * long
+
+
 CLI = [sys.executable, "-m", "autotune.cli", "probe"]
 # The fastest probes the CLI allows, two trials: the baseline (with its ceilings) and a seed.
 QUICK = ["--trials", "2", "--patience", "1", "--json", "--trial-timeout", "60"]
@@ -67,9 +76,9 @@ def _beside_a_spinner(args: list[str], mark: str) -> subprocess.CompletedProcess
 
 
 def _long_run(script: Path, args: tuple[str, ...], workers: int) -> float:
-    """Samples/s of ``workers`` persistent workers over 3 s of windows after the warm-up: the
+    """Samples/s of ``workers`` persistent workers over 2 s of windows after the warm-up: the
     probe's own measuring, in a process of its own, as a user's longer run would see it."""
-    settings = ProbeSettings(window_s=0.75, windows=4, min_windows=0)
+    settings = ProbeSettings(window_s=0.5, windows=4, min_windows=0)
     config = LoaderConfig(num_workers=workers, persistent_workers=workers > 0)
     result = SubprocessRunner().run(
         Target(str(script), args),
@@ -81,13 +90,13 @@ def _long_run(script: Path, args: tuple[str, ...], workers: int) -> float:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)  # a search beside a spinner, then up to 8 long runs, on 2 cores
+@pytest.mark.timeout(600)  # a search beside a spinner, then up to 6 long runs, on 2 cores
 def test_a_latency_bound_search_under_a_steady_spinner_picks_near_the_best_and_says_so(
     db_url: str,
 ) -> None:
     """A spinner for the whole search: the pick is at least 0.8 of the best of a grid run
     under the same spinner (interleaved with the pick's own long runs), and the figure stated
-    agrees with the pick's long runs (``STATED_REL``)."""
+    agrees with the pick's long runs (``_stated_within``)."""
     mark = uuid.uuid4().hex
     script, args = EXAMPLES / "io_bound.py", ("--epochs", "100000", "--latency-ms", "20")
     # --max-workers keeps a loaded machine from forking dozens of workers beside the spinner;
@@ -100,26 +109,26 @@ def test_a_latency_bound_search_under_a_steady_spinner_picks_near_the_best_and_s
         data = json.loads(proc.stdout)
         pick = data["recommended"]["config"]["num_workers"]
         assert pick > 0, data["recommended"]
-        # Interleaved under the same spinner: the pick, the grid, the pick again; a second
-        # such round where the first leaves the ratios in doubt (one config's long runs move
-        # by tens of per cent beside a spinner on 2 cores: a round is one sample of that).
+        # Interleaved under the same spinner: the pick, then the grid; a second such round
+        # where the first leaves the ratios in doubt (one config's long runs move by tens of
+        # per cent beside a spinner on 2 cores: a round is one sample of that). A pick that is
+        # a grid point is that point's run too.
         picked: list[float] = []
         grid: dict[int, list[float]] = {4: [], 12: []}
         for _ in range(2):
             picked.append(_long_run(script, args, pick))
             for n, runs in grid.items():
-                runs.append(_long_run(script, args, n))
-            picked.append(_long_run(script, args, pick))
+                runs.append(picked[-1] if n == pick else _long_run(script, args, n))
             long = statistics.median(picked)
             best = max(statistics.median(runs) for runs in grid.values())
             stated = data["recommended"]["samples_per_s"]
-            if long >= 0.8 * best and stated == pytest.approx(long, rel=STATED_REL):
+            if long >= 0.8 * best and _stated_within(stated, picked):
                 break
     said = (proc.stderr, picked, grid)
     # Waiting on storage takes no CPU: workers hide it whoever else uses the cores.
     assert data["speedup"] >= 3, said
     assert long >= 0.8 * best, said
-    assert stated == pytest.approx(long, rel=STATED_REL), said
+    assert _stated_within(stated, picked), said
     # A steady load, named: the figure stated is the pick's fresh re-measures, twice, not the
     # probe that made it the leader (the luckiest one).
     assert data["interference"]["disturbed_windows"] >= 1, data["interference"]
