@@ -25,6 +25,15 @@ The lead meter feeds an ``EpochClock`` (``_epoch.py``) at first batches and epoc
 never waits for an epoch end (every trial would pay that wait). The iterators that feed it
 batch by batch are in ``_iterators.py``.
 
+Many workers deliver in bursts. Each worker takes a batch's whole time (its period), so
+workers in phase hand over their batches together, once a period; a time window shorter than
+a few periods lands on a burst or between two (0.5 s windows of 12 workers with a 0.64 s
+batch period read 206-1,328 samples/s, median half the long-run rate). The DataLoader hands
+batches over in order, worker by worker in turn, so any run of a multiple of ``workers``
+batches holds one period's output of every worker per multiple, whatever the phase: a window
+in which the main process mostly waited for data (the loader bounds the rate, so bursts are
+possible) closes on such a multiple. One in which the step paced the batches closes on time.
+
 At each window edge (never per batch) it also reads the cores other processes used during
 the window (``probe/machine/_outside_cpu.py``): a shared machine moves a rate by 2-10x.
 """
@@ -49,6 +58,11 @@ EPOCH_WINDOW_SPAN = 2.0
 # Windows around an epoch start that spread this much ((max - min) / median) are bursts and
 # stalls, not noise: whole-epoch windows measure them.
 EPOCH_SPREAD = 0.3
+# A window whose main process waited for data this share of it or more is loader-bound: it
+# closes on a multiple of the worker count (bursts), not at the first batch after window_s.
+BURST_WAIT_SHARE = 0.5
+# ... unless it has run this many times window_s (a stalled worker must not hold it open).
+BURST_CAP = 8.0
 
 
 class ProbeDone(BaseException):
@@ -130,6 +144,7 @@ class Meter:
         self._window_start = 0.0
         self._window_samples = 0
         self._window_batches = 0
+        self._window_wait = 0.0
         self.on_measure_start: Callable[[], None] = lambda: None
         self.on_measure_end: Callable[[], None] = lambda: None
         self._deadline = deadline_at(settings.deadline_s)
@@ -173,6 +188,7 @@ class Meter:
             self._mark = (t1, self.samples, self.batches)
         if self.measuring:
             self.measured_wait += t1 - t0
+            self._window_wait += t1 - t0
             if self._last_t is not None:
                 self.steps.append(t1 - self._last_t)
             self._last_t = t1
@@ -223,9 +239,16 @@ class Meter:
             # Whole epochs, as many as make up window_s (tiny epochs are too short to time).
             n = self._window_batches
             return n % self.epoch_batches == 0 and t1 - self._window_start >= self.window_s
+        elapsed = t1 - self._window_start
+        n = self._window_batches
+        if elapsed < self.window_s or n < self.settings.min_batches_per_window:
+            return False
+        workers = self.workers
         return (
-            t1 - self._window_start >= self.window_s
-            and self._window_batches >= self.settings.min_batches_per_window
+            workers <= 1
+            or n % workers == 0
+            or self._window_wait < BURST_WAIT_SHARE * elapsed
+            or elapsed >= BURST_CAP * self.window_s
         )
 
     def _short_epochs(self, now: float) -> bool:
@@ -268,6 +291,7 @@ class Meter:
         self._window_start = now
         self._window_samples = 0
         self._window_batches = 0
+        self._window_wait = 0.0
         self._held.append(rate)
         settled = self._epoch_stall_settled()
         if settled:

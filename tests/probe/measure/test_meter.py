@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import random
+import statistics
 import time
 from collections.abc import Callable
 
@@ -279,3 +281,69 @@ def test_a_window_without_a_reading_leaves_none_at_all(monkeypatch) -> None:  # 
         meter.record(t, t + 0.1, 10)
         t += 0.5
     assert meter.figures().interference_cores == []
+
+
+def _workers_in_phase(monkeypatch, told: int) -> tuple[Meter, float]:  # type: ignore[no-untyped-def]
+    """12 workers started together, each taking 0.64 s (+-5 %, seeded) a batch, handed over
+    in order (worker by worker) to a step that takes no time: bursts of 12 batches 5 ms apart,
+    once a period (as io_bound's 12 workers at 20 ms a sample deliver beside a spinning core).
+    The meter is told ``told`` workers. Returns the meter and the rate over all it measured
+    (what a long run sees)."""
+    settings = ProbeSettings(
+        warmup_batches=2, warmup_s=0.0, window_s=0.75, windows=10, min_windows=0,
+        min_batches_per_window=3,
+    )  # fmt: skip
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
+    meter = Meter(settings, outside_cpu=lambda: 0.0)
+    meter.workers = told
+    meter.iter_started(0.0)
+    jitter = random.Random(7)
+    ready = [0.3 + 0.005 * k for k in range(12)]
+    i = 0
+    while not meter.done and now[0] < 1000:
+        worker = i % 12
+        t0 = now[0]
+        now[0] = max(now[0], ready[worker]) + 0.0001
+        ready[worker] = now[0] + 0.64 * (1 + jitter.uniform(-0.05, 0.05))
+        meter.record(t0, now[0], 32)
+        i += 1
+    assert meter.measure_end is not None and meter.measure_start is not None
+    return meter, meter.measured_samples / (meter.measure_end - meter.measure_start)
+
+
+def _spread(windows: list[float]) -> float:
+    return (max(windows) - min(windows)) / statistics.median(windows)
+
+
+def test_workers_in_phase_are_measured_in_whole_turns_of_every_worker(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    meter, long_run = _workers_in_phase(monkeypatch, told=12)
+    figures = meter.figures()
+    assert abs(figures.samples_per_s - long_run) / long_run < 0.03, (figures.windows, long_run)
+    assert _spread(figures.windows) < 0.2, figures.windows
+    # Closed at the first batch after 0.75 s, a window ends inside a burst or just past it:
+    # one window takes part of the next one's burst (a spread of 100 % in the real trace
+    # this mirrors), enough to read as an epoch stall or to keep a probe from settling.
+    blind, _ = _workers_in_phase(monkeypatch, told=0)
+    assert _spread(blind.figures().windows) > 0.5, blind.figures().windows
+
+
+def test_a_step_paced_loader_keeps_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # 12 workers ahead of a 50 ms step: the step paces the batches, nothing arrives in bursts,
+    # and no window waits for a twelfth batch.
+    settings = ProbeSettings(
+        warmup_batches=2, warmup_s=0.0, window_s=0.5, windows=4, min_windows=0,
+        min_batches_per_window=3,
+    )  # fmt: skip
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
+    meter = Meter(settings, outside_cpu=lambda: 0.0)
+    meter.workers = 12
+    meter.iter_started(0.0)
+    while not meter.done and now[0] < 1000:
+        now[0] += 0.05
+        meter.record(now[0] - 0.001, now[0], 32)
+    assert meter.measure_end is not None and meter.measure_start is not None
+    # Four windows of 0.5 s (10 batches each), not four of 12 batches (0.6 s).
+    assert meter.measure_end - meter.measure_start < 4 * 0.55
+    assert abs(meter.figures().samples_per_s - 32 / 0.05) < 0.02 * 32 / 0.05
