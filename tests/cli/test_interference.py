@@ -77,11 +77,9 @@ def _beside_a_spinner(args: list[str], mark: str) -> subprocess.CompletedProcess
 
 def _long_run(script: Path, args: tuple[str, ...], workers: int) -> float:
     """Samples/s of ``workers`` persistent workers over 3 s of windows after the warm-up: the
-    probe's own measuring, in a process of its own, as a user's longer run would see it.
-
-    Known weakness (issue 33, docs/benchmarks.md): a window here is shorter than two periods
-    of one worker's batch (0.64 s: 32 samples at 20 ms), so 12 workers in phase deliver in
-    bursts whose median reads low; 2 s windows read them about 1.8x higher."""
+    probe's own measuring, in a process of its own, as a user's longer run would see it. A
+    worker takes 0.64 s a batch here (32 samples at 20 ms), so many workers deliver in
+    bursts: the meter closes their windows on whole turns of every worker."""
     settings = ProbeSettings(window_s=0.75, windows=4, min_windows=0)
     config = LoaderConfig(num_workers=workers, persistent_workers=workers > 0)
     result = SubprocessRunner().run(
@@ -99,10 +97,9 @@ def test_a_latency_bound_search_under_a_steady_spinner_picks_near_the_best_and_s
     db_url: str,
 ) -> None:
     """A spinner for the whole search: a speedup measured like with like under the condition
-    named, stated from fresh re-measures. Issue 33's targets (the pick at least 0.8 of the
-    best of a grid run under the same spinner, interleaved; the figure stated within
-    ``_stated_within`` of the pick's long runs) are checked last and reported as an expected
-    failure, with the figures, where missed."""
+    named, stated from fresh re-measures; the pick at least 0.8 of the best of a grid run
+    under the same spinner (interleaved), and the figure stated within ``_stated_within`` of
+    the pick's long runs."""
     mark = uuid.uuid4().hex
     script, args = EXAMPLES / "io_bound.py", ("--epochs", "100000", "--latency-ms", "20")
     # --max-workers keeps a loaded machine from forking dozens of workers beside the spinner;
@@ -142,18 +139,8 @@ def test_a_latency_bound_search_under_a_steady_spinner_picks_near_the_best_and_s
     assert confirmed is not None and confirmed.fresh, proc.stderr
     chosen = next(c for c in confirmed.candidates if c.trial == data["recommended"]["trial"])
     assert chosen.runs == 2 and chosen.median == data["recommended"]["samples_per_s"], chosen
-    assert_no_orphans(mark)
-    # Issue 33's targets, not met reliably yet: a worker delivers a batch every 0.64 s here,
-    # longer than the probe's windows, so many workers in phase arrive in bursts whose window
-    # median lands high or low (docs/benchmarks.md, "Agreement under load"). Reported as an
-    # expected failure, with the figures, until the meter handles such bursts.
-    missed = []
-    if long < 0.8 * best:
-        missed.append(f"the pick's long runs {picked} below 0.8 of the grid's best {grid}")
-    if not _stated_within(stated, picked):
-        missed.append(f"stated {stated:.0f} samples/s against the pick's long runs {picked}")
-    if missed:
-        pytest.xfail("issue 33, bursts shorter than a window: " + "; ".join(missed))
+    assert long >= 0.8 * best, f"the pick's long runs {picked} below 0.8 of the grid's {grid}"
+    assert _stated_within(stated, picked), f"stated {stated:.0f} against long runs {picked}"
     assert_no_orphans(mark)
 
 
