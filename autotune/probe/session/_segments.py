@@ -123,6 +123,7 @@ class Adapter:
         self._switch = switch
         if self.meter is not None and self._awaiting is None:
             self.meter.iter_started(t_iter)
+            self.meter.workers = _workers(switch, self._patch.current_loader)
         return _AdaptIterator(it, self, None if delivered else t_iter)
 
     def _found(self, switch: SwitchableLoader | None) -> None:
@@ -196,6 +197,7 @@ class Adapter:
         if self._awaiting is not None and switch.serving == self._awaiting:
             self._awaiting = None
             meter.iter_started(switch.serving_since)  # when their workers started
+            meter.workers = _workers(switch, None)
             self._over = None
             self._sampler.rearm()  # this segment's own peak and budget from here
             switched = [e for e in switch.events if e.kind == "switched"]
@@ -316,3 +318,11 @@ class _AdaptIterator:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._it, name)
+
+
+def _workers(switch: SwitchableLoader | None, loader: object) -> int:
+    """Workers loading the batches a segment measures: its windows close on whole turns of
+    them (``Meter``: workers in phase deliver in bursts)."""
+    if switch is not None:
+        return int(switch.serving.get("num_workers") or 0)
+    return int(getattr(loader, "num_workers", 0) or 0)
