@@ -17,10 +17,14 @@ the load (its ``interference.condition``, ``comparison`` and speedup).
     python benchmarks/under_load.py [--workloads io_bound,model_bound] [--long-s 12]
                                     [--rounds 2] [--trials 12] [--out docs/under-load.json]
                                     [--script-args="--latency-ms 20"] [--grid 0,4,12]
-                                    [--probe-args="--max-workers 12"]
+                                    [--probe-args="--max-workers 12"] [--spin baseline]
 
 ``--script-args`` go to every example (after ``--epochs 100000``), ``--probe-args`` to the
-search's ``autotune probe``; ``--grid`` is the worker counts of the grid.
+search's ``autotune probe``; ``--grid`` is the worker counts of the grid. ``--spin
+baseline`` kills the spinner at the CLI's own line for trial #0, so the script as written is
+measured beside it and everything after on a quiet machine: the stated speedup
+(``speedup``) against the one the long runs show (``speedup_long``, the pick against 0
+workers, as the examples are written).
 
 The search and the long runs share the machine with the spinner only: run nothing else
 beside it (two probes measure each other).
@@ -36,11 +40,12 @@ import shlex
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from autotune.contract import LoaderConfig, ProbeSettings, TrialConfig
 from autotune.runner import BaseRunner, SubprocessRunner, Target
@@ -73,17 +78,43 @@ def search(
     extra: tuple[str, ...] = (),
     timeout_s: float = 1500,
     script_args: tuple[str, ...] = SCRIPT_ARGS,
+    on_line: Callable[[str], None] = lambda line: None,
 ) -> dict[str, Any]:
-    """The real CLI's answer (``--json``) for ``script``."""
+    """The real CLI's answer (``--json``) for ``script``; ``on_line`` sees each line of its
+    progress (stderr) as it is written."""
     cmd = [sys.executable, "-m", "autotune.cli", "probe", str(script), "--storage", db]
     cmd += ["--json", "--trials", str(trials), "--trial-timeout", "90", *extra]
-    proc = subprocess.run(
-        [*cmd, "--", *script_args], capture_output=True, text=True, timeout=timeout_s
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"autotune probe failed ({proc.returncode}): {proc.stderr[-2000:]}")
-    answer: dict[str, Any] = json.loads(proc.stdout)
+    err: list[str] = []
+
+    def follow(stream: IO[str]) -> None:
+        for line in stream:
+            err.append(line)
+            on_line(line)
+
+    with subprocess.Popen(
+        [*cmd, "--", *script_args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        reader = threading.Thread(target=follow, args=(proc.stderr,), daemon=True)
+        reader.start()
+        out = proc.stdout.read()
+        code = proc.wait(timeout=timeout_s)
+        reader.join(timeout=60)
+    if code != 0:
+        raise RuntimeError(f"autotune probe failed ({code}): {''.join(err)[-2000:]}")
+    answer: dict[str, Any] = json.loads(out)
     return answer
+
+
+def stop_after_baseline(spin: subprocess.Popen[str]) -> Callable[[str], None]:
+    """Kills ``spin`` at the CLI's own line for trial #0: the script as written is measured
+    beside the spinner, every later trial on a quiet machine."""
+
+    def on_line(line: str) -> None:
+        if line.strip().startswith("#0 ") and spin.poll() is None:
+            spin.kill()
+
+    return on_line
 
 
 def long_rate(
@@ -133,6 +164,7 @@ def summarize(
     grid = {name: statistics.median(v) for name, v in rows.items() if v}
     best = max(grid.values(), default=None)
     said = answer.get("interference") or {}
+    as_written = statistics.median(rows["0 workers"]) if rows.get("0 workers") else None
     return {
         "pick": (answer.get("recommended") or {}).get("config"),
         "stated_samples_per_s": stated,
@@ -142,6 +174,8 @@ def summarize(
         "pick_vs_grid": pick_long / best if pick_long and best else None,
         "best_of_grid": max(grid, key=lambda k: grid[k]) if grid else None,
         "speedup": answer.get("speedup"),
+        # The examples' loaders are written with 0 workers: the speedup the long runs show.
+        "speedup_long": pick_long / as_written if pick_long and as_written else None,
         "condition": said.get("condition"),
         "comparison": said.get("comparison"),
         "stop_reason": answer.get("stop_reason"),
@@ -159,12 +193,14 @@ def run_workload(
     extra: tuple[str, ...] = (),
     grid: tuple[int, ...] = GRID,
     script_args: tuple[str, ...] = SCRIPT_ARGS,
+    spin: str = "all",
 ) -> dict[str, Any]:
     script = EXAMPLES / f"{name}.py"
     runner = SubprocessRunner()
-    with spinner():
+    with spinner() as p:
         started = time.monotonic()
-        answer = search(script, db, trials, extra, script_args=script_args)
+        on_line = stop_after_baseline(p) if spin == "baseline" else (lambda line: None)
+        answer = search(script, db, trials, extra, script_args=script_args, on_line=on_line)
         searched = time.monotonic() - started
         pick = LoaderConfig.from_dict((answer.get("recommended") or {}).get("config") or {})
         picked, rows = compare(
@@ -187,6 +223,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script-args", default="", help="more arguments to every example")
     parser.add_argument("--probe-args", default="", help="more arguments to autotune probe")
     parser.add_argument("--grid", default=",".join(map(str, GRID)), help="worker counts")
+    parser.add_argument(
+        "--spin",
+        choices=("all", "baseline"),
+        default="all",
+        help="all: the spinner runs throughout; baseline: only while the script as written is"
+        " measured (killed at the CLI's line for #0; later trials and long runs are quiet)",
+    )
     args = parser.parse_args(argv)
     script_args = (*SCRIPT_ARGS, *shlex.split(args.script_args))
     grid = tuple(int(n) for n in args.grid.split(","))
@@ -194,7 +237,9 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{platform.node()} {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "spinner": "one process spinning on a core for the whole run",
+        "spinner": "one process spinning on a core for the whole run"
+        if args.spin == "all"
+        else "one process spinning on a core until the script as written was measured",
         "script_args": list(script_args),
         "probe_args": shlex.split(args.probe_args),
         "workloads": [],
@@ -209,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             extra=tuple(shlex.split(args.probe_args)),
             grid=grid,
             script_args=script_args,
+            spin=args.spin,
         )
         print(json.dumps(row), flush=True)
         report["workloads"].append(row)
