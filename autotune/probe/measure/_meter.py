@@ -8,31 +8,12 @@ was no more than ``steady_tolerance`` above the best sub-window before it.
 ``warmup_s``/``warmup_batches`` stay the minimum; ``max_warmup_s`` is the cap, after which
 measuring starts anyway with ``steady_state=False``.
 
-Short epochs with a costly start are measured in whole epochs. A loader can stall at every
-epoch start (the pipeline drains at the end of an epoch and refills at the start of the next:
-workers restart, or ``workers x prefetch_factor`` batches are produced at once), so batches
-arrive in bursts with a period of one epoch. Time windows shorter than that period land on a
-burst or on a stall (4,500 and 92 samples/s from one config), and their median is not the
-rate a long run sees. So when an epoch is expected to take at most ``EPOCH_WINDOW_SPAN`` x
-the planned measurement, the time windows go on until one of them holds an epoch start; if
-they then spread by more than ``EPOCH_SPREAD``, measuring restarts in windows of whole
-epochs (as many as make up ``window_s``): any run of an epoch's batches holds exactly one
-epoch start, whatever the phase, so each such window is the long-run rate. Otherwise the
-time windows stand. The progress file (the runner prunes on it) only sees windows that
-stand. Longer epochs keep time windows; their stalls are a smaller share of the epoch.
+Two kinds of bursts shape the windows (``_windows.py``): short epochs with a costly start are
+measured in whole epochs, and a loader-bound window closes on whole turns of its workers.
 
 The lead meter feeds an ``EpochClock`` (``_epoch.py``) at first batches and epoch ends, and
 never waits for an epoch end (every trial would pay that wait). The iterators that feed it
 batch by batch are in ``_iterators.py``.
-
-Many workers deliver in bursts. Each worker takes a batch's whole time (its period), so
-workers in phase hand over their batches together, once a period; a time window shorter than
-a few periods lands on a burst or between two (0.5 s windows of 12 workers with a 0.64 s
-batch period read 206-1,328 samples/s, median half the long-run rate). The DataLoader hands
-batches over in order, worker by worker in turn, so any run of a multiple of ``workers``
-batches holds one period's output of every worker per multiple, whatever the phase: a window
-in which the main process mostly waited for data (the loader bounds the rate, so bursts are
-possible) closes on such a multiple. One in which the step paced the batches closes on time.
 
 At each window edge (never per batch) it also reads the cores other processes used during
 the window (``probe/machine/_outside_cpu.py``): a shared machine moves a rate by 2-10x.
@@ -49,20 +30,13 @@ from autotune.probe.machine import OutsideCpu
 from autotune.probe.measure._epoch import EpochClock
 from autotune.probe.measure._figures import MeterFigures, quantile
 from autotune.probe.measure._fit import deadline_at, fitted_window_s, warmup_over
+from autotune.probe.measure._windows import closes_on_time_or_turn, stalled_at_epoch_start
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
 STEADY_SUBWINDOWS = 2
 # Epochs expected to take at most this many times ``windows x window_s`` are short: a probe
 # can afford to measure whole ones.
 EPOCH_WINDOW_SPAN = 2.0
-# Windows around an epoch start that spread this much ((max - min) / median) are bursts and
-# stalls, not noise: whole-epoch windows measure them.
-EPOCH_SPREAD = 0.3
-# A window whose main process waited for data this share of it or more is loader-bound: it
-# closes on a multiple of the worker count (bursts), not at the first batch after window_s.
-BURST_WAIT_SHARE = 0.5
-# ... unless it has run this many times window_s (a stalled worker must not hold it open).
-BURST_CAP = 8.0
 
 
 class ProbeDone(BaseException):
@@ -243,12 +217,12 @@ class Meter:
         n = self._window_batches
         if elapsed < self.window_s or n < self.settings.min_batches_per_window:
             return False
-        workers = self.workers
-        return (
-            workers <= 1
-            or n % workers == 0
-            or self._window_wait < BURST_WAIT_SHARE * elapsed
-            or elapsed >= BURST_CAP * self.window_s
+        return closes_on_time_or_turn(
+            elapsed=elapsed,
+            window_s=self.window_s,
+            batches=n,
+            workers=self.workers,
+            waited=self._window_wait,
         )
 
     def _short_epochs(self, now: float) -> bool:
@@ -337,13 +311,7 @@ class Meter:
             # Every window holds a start (tiny epochs): each has its share of them.
             self._epochs_decided = True
             return True
-        mid = statistics.median(windows)
-        # A stall at the epoch start slows the window that holds it; a spread whose slowest
-        # window holds no start is another process taking the cores (beside a spinning core
-        # io_bound's windows spread by 50 % and every probe ran whole epochs: 13-17 s each).
-        slowest = min(range(len(windows)), key=windows.__getitem__)
-        stalled = slowest < len(self._window_starts) and self._window_starts[slowest] > 0
-        if stalled and (max(windows) - min(windows)) > EPOCH_SPREAD * mid:
+        if stalled_at_epoch_start(windows, self._window_starts):
             self.epoch_windows = True
             self.windows.clear()
             self.interference.clear()

@@ -1,0 +1,64 @@
+"""Rules on the shape of the meter's windows: when one may close, and when their spread is a
+stall at each epoch start rather than another process on the cores.
+
+Short epochs with a costly start are measured in whole epochs. A loader can stall at every
+epoch start (the pipeline drains at the end of an epoch and refills at the start of the next:
+workers restart, or ``workers x prefetch_factor`` batches are produced at once), so batches
+arrive in bursts with a period of one epoch. Time windows shorter than that period land on a
+burst or on a stall (4,500 and 92 samples/s from one config), and their median is not the
+rate a long run sees. So when an epoch is expected to take at most ``_meter.EPOCH_WINDOW_SPAN`` x
+the planned measurement, the time windows go on until one of them holds an epoch start; if
+they then spread by more than ``EPOCH_SPREAD``, measuring restarts in windows of whole
+epochs (as many as make up ``window_s``): any run of an epoch's batches holds exactly one
+epoch start, whatever the phase, so each such window is the long-run rate. Otherwise the
+time windows stand. The progress file (the runner prunes on it) only sees windows that
+stand. Longer epochs keep time windows; their stalls are a smaller share of the epoch.
+
+Many workers deliver in bursts. Each worker takes a batch's whole time (its period), so
+workers in phase hand over their batches together, once a period; a time window shorter than
+a few periods lands on a burst or between two (0.5 s windows of 12 workers with a 0.64 s
+batch period read 206-1,328 samples/s, median half the long-run rate). The DataLoader hands
+batches over in order, worker by worker in turn, so any run of a multiple of ``workers``
+batches holds one period's output of every worker per multiple, whatever the phase: a window
+in which the main process mostly waited for data (the loader bounds the rate, so bursts are
+possible) closes on such a multiple. One in which the step paced the batches closes on time.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+# A window whose main process waited for data this share of it or more is loader-bound: it
+# closes on a multiple of the worker count (bursts), not at the first batch after window_s.
+BURST_WAIT_SHARE = 0.5
+# ... unless it has run this many times window_s (a stalled worker must not hold it open).
+BURST_CAP = 8.0
+# Windows around an epoch start that spread this much ((max - min) / median) are bursts and
+# stalls, not noise: whole-epoch windows measure them.
+EPOCH_SPREAD = 0.3
+
+
+def closes_on_time_or_turn(
+    *, elapsed: float, window_s: float, batches: int, workers: int, waited: float
+) -> bool:
+    """Whether a window of ``batches`` over ``elapsed`` seconds (``waited`` of them in the
+    loader), already past ``window_s``, may close here."""
+    return (
+        workers <= 1
+        or batches % workers == 0
+        or waited < BURST_WAIT_SHARE * elapsed
+        or elapsed >= BURST_CAP * window_s
+    )
+
+
+def stalled_at_epoch_start(windows: Sequence[float], starts: Sequence[int]) -> bool:
+    """Whether ``windows`` (samples/s; ``starts``: epoch starts in each) spread by more than
+    ``EPOCH_SPREAD`` with the slowest holding an epoch start.
+
+    A stall at the epoch start slows the window that holds it; a spread whose slowest window
+    holds no start is another process taking the cores (beside a spinning core io_bound's
+    windows spread by 50 % and every probe ran whole epochs: 13-17 s each)."""
+    slowest = min(range(len(windows)), key=windows.__getitem__)
+    stalled = slowest < len(starts) and starts[slowest] > 0
+    return stalled and (max(windows) - min(windows)) > EPOCH_SPREAD * statistics.median(windows)
