@@ -189,6 +189,8 @@ def charge_per_epoch(
         startup = 0.0
     cost = max(0.0, startup - (batch_s or 0.0))
     epoch_samples = figures.epoch_batches * batch_size
-    charged = epoch_samples / (epoch_samples / steady + cost)
+    # No cost: the steady rate itself, not e / (e / steady), whose last bit can differ and
+    # leave the result's windows 1 ulp off the ones the progress file already carried.
+    charged = epoch_samples / (epoch_samples / steady + cost) if cost > 0 else steady
     scale = charged / statistics.median(windows)
     return replace(figures, charged_startup_s=cost, uncharged_windows=list(windows)), scale

@@ -112,6 +112,19 @@ def test_persistent_workers_unseen_restarting_are_not_charged() -> None:
     assert cost > 0.4 and scale < 0.3
 
 
+def test_nothing_charged_leaves_every_window_exactly_as_measured() -> None:
+    # 15 batches of 8 at this rate: e / (e / rate) is 1 ulp off the rate, and a window scaled
+    # by that would no longer equal the one the progress file already carried (seen in CI).
+    rate = 220.2098329173666
+    figures = EpochFigures(first_startup_s=0.5, epoch_batches=15)
+    for windows in ([rate], [223.77696004900872, rate, 219.72131584096]):
+        _, scale = charge_per_epoch(
+            figures, windows=windows, batch_size=8, batch_s=8 / rate, steady=rate,
+            workers=0, persistent=False,
+        )
+        assert scale == 1.0
+
+
 def test_no_charge_without_an_epoch_length() -> None:
     figures = EpochFigures(startup_s=0.5)
     assert charge_per_epoch(
