@@ -88,7 +88,7 @@ def test_a_latency_bound_search_under_a_steady_spinner_picks_near_the_best_and_s
     db_url: str,
 ) -> None:
     """A spinner for the whole search: a speedup measured like with like under the condition
-    named, stated from fresh re-measures; the pick at least 0.8 of the best of a grid run
+    named, stated from fresh re-measures; the pick at least 0.8 of 12 workers' long runs
     under the same spinner (interleaved), and the figure stated within ``_stated_within`` of
     the pick's long runs."""
     mark = uuid.uuid4().hex
@@ -108,7 +108,9 @@ def test_a_latency_bound_search_under_a_steady_spinner_picks_near_the_best_and_s
         # per cent beside a spinner on 2 cores: a round is one sample of that). A pick that is
         # a grid point is that point's run too.
         picked: list[float] = []
-        grid: dict[int, list[float]] = {4: [], 12: []}
+        # 12 workers is the grid: 4 could never be its best (at 0.64 s a batch they deliver at
+        # most 200 samples/s, a third of what 12 can), so measuring them only took time.
+        grid: dict[int, list[float]] = {12: []}
         for _ in range(2):
             picked.append(_long_run(script, args, pick))
             for n, runs in grid.items():
