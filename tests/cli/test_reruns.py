@@ -18,7 +18,9 @@ from tests.store.factory import close_storages, storage_for
 FAST = ["--warmup", "0.2", "--window", "0.25", "--windows", "3", "--trial-timeout", "60"]
 
 
-def _probe(script: Path | str, url: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _probe(
+    script: Path | str, url: str, *args: str, trials: int = 2
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [
             sys.executable,
@@ -30,7 +32,7 @@ def _probe(script: Path | str, url: str, *args: str) -> subprocess.CompletedProc
             "--storage",
             url,
             "--trials",
-            "2",
+            str(trials),
             "--patience",
             "1",
             *FAST,
@@ -90,28 +92,30 @@ def _continued(proc: subprocess.CompletedProcess[str], study: str) -> str | None
 
 
 def test_a_changed_script_is_measured_afresh_unless_resumed(tmp_path: Path) -> None:
+    # Which study a run measures in is decided before any trial: the script as written is
+    # the one trial each run needs.
     url = f"sqlite:///{tmp_path / 'a.db'}"
     script = _copy(tmp_path, "basic.py")
-    first = json.loads(_probe(script, url).stdout)
-    beside = {n for n in [_continued(_probe(script, url), first["study"])] if n}
+    first = json.loads(_probe(script, url, trials=1).stdout)
+    beside = {n for n in [_continued(_probe(script, url, trials=1), first["study"])] if n}
     script.write_text(script.read_text() + "\n# edited: a new transform\n")
-    changed = _probe(script, url)
+    changed = _probe(script, url, trials=1)
     assert changed.returncode == 0, changed.stderr
     assert f"changed since study {first['study']!r}" in changed.stderr
     assert "--resume" in changed.stderr
     fresh = json.loads(changed.stdout)["study"]
     number = 2 + len(beside)  # the next free number beside the first study
     assert fresh == f"{first['study']}-{number}"
-    resumed = _probe(script, url, "--resume")
+    resumed = _probe(script, url, "--resume", trials=1)
     assert json.loads(resumed.stdout)["study"] == first["study"]
     assert "changed since" not in resumed.stderr
-    forced = _probe(script, url, "--fresh")
+    forced = _probe(script, url, "--fresh", trials=1)
     assert json.loads(forced.stdout)["study"] == f"{first['study']}-{number + 1}"
     studies = _studies(url)
     # Nothing deleted.
     assert set(studies) == {first["study"], fresh, f"{first['study']}-{number + 1}", *beside}
     # Resumed: the old study now stands for the edited script, so a plain rerun continues it.
-    _continued(_probe(script, url), first["study"])
+    _continued(_probe(script, url, trials=1), first["study"])
 
 
 def test_a_short_script_gets_a_verdict_and_its_own_settings(tmp_path: Path) -> None:
