@@ -119,7 +119,10 @@ def test_a_crashing_rank_fails_the_trial_with_its_error() -> None:
 
 @pytest.mark.slow
 def test_a_hanging_rank_is_hung_and_killed() -> None:
-    res = ranks_probe("--hang-rank", "1", timeout_s=30)
+    # The same job without the hang ends well within the timeout (3 s of 12 here), so the
+    # hang, not a slow start, is what the timeout caught.
+    assert ranks_probe(timeout_s=12).status == "ok"
+    res = ranks_probe("--hang-rank", "1", timeout_s=12)
     assert res.status == "hung"
     assert "timeout" in res.reason
 
