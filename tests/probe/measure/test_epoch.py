@@ -119,8 +119,13 @@ def test_nothing_charged_leaves_every_window_exactly_as_measured() -> None:
     figures = EpochFigures(first_startup_s=0.5, epoch_batches=15)
     for windows in ([rate], [223.77696004900872, rate, 219.72131584096]):
         _, scale = charge_per_epoch(
-            figures, windows=windows, batch_size=8, batch_s=8 / rate, steady=rate,
-            workers=0, persistent=False,
+            figures,
+            windows=windows,
+            batch_size=8,
+            batch_s=8 / rate,
+            steady=rate,
+            workers=0,
+            persistent=False,
         )
         assert scale == 1.0
 
