@@ -1,5 +1,5 @@
 """The command line: probe, run, studies, show, best."""
 
-from autotune.cli._app import app, main
+from autotune.cli._app import STACKS_ENV, app, main
 
-__all__ = ["app", "main"]
+__all__ = ["STACKS_ENV", "app", "main"]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import faulthandler
+import os
+import signal
+
 import typer
 
 from autotune.cli._db import db
@@ -30,5 +34,13 @@ app.command(cls=Command)(worker)
 app.add_typer(db, name="db")
 
 
+# Set, `kill -USR1 PID` prints every thread's Python stack to stderr: where a command that
+# seems stuck is waiting. Opt-in: under `autotune run`, SIGUSR1 may be a scheduler's signal
+# (SLURM's --signal) that must keep its usual meaning.
+STACKS_ENV = "AUTOTUNE_STACKS_ON_USR1"
+
+
 def main() -> None:
+    if os.environ.get(STACKS_ENV) and hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     app()

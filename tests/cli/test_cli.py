@@ -15,7 +15,7 @@ import optuna
 import pytest
 from typer.testing import CliRunner
 
-from autotune.cli import app
+from autotune.cli import STACKS_ENV, app
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 
 GATE_ENV = "AUTOTUNE_TEST_GATE"  # read by tests/scripts/blocks_after_first.py
@@ -227,7 +227,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str, tmp_path: P
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, MARK_ENV: mark, GATE_ENV: str(gate)},
+        env={**os.environ, MARK_ENV: mark, GATE_ENV: str(gate), STACKS_ENV: "1"},
     )
     # Every probe after the first blocks until it is killed. Once one says it is blocked, the
     # search cannot end on its own, whatever its stop rules say, before the signal lands.
@@ -245,7 +245,17 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str, tmp_path: P
         if t.state.is_finished()
     }
     proc.send_signal(signal.SIGINT)
-    _out, err = proc.communicate(timeout=60)
+    try:
+        _out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        # Where it waits, for the report; then nothing of it outlives the test.
+        proc.send_signal(signal.SIGUSR1)
+        try:
+            proc.communicate(timeout=5)  # the stacks land on stderr at once; it runs on
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        _out, err = proc.communicate(timeout=60)
+        pytest.fail(f"still running 60 s after Ctrl-C; its threads' stacks:\n{err}")
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert "as written" in err  # the best so far is printed
@@ -254,6 +264,31 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str, tmp_path: P
     assert {n: (study.trials[n].state, study.trials[n].value) for n in finished} == finished
     assert all(t.state != optuna.trial.TrialState.RUNNING for t in study.trials)
     assert_no_orphans(mark)
+
+
+def test_stacks_on_usr1_when_asked_and_the_run_goes_on(tmp_path: Path) -> None:
+    """With STACKS_ENV set, SIGUSR1 to autotune prints where each of its threads waits, and
+    neither autotune nor the training it runs stops for it."""
+    script = tmp_path / "waits.py"
+    script.write_text("import sys\nprint('ready', flush=True)\nsys.stdin.read()\nprint('done')\n")
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    with subprocess.Popen(
+        [sys.executable, "-m", "autotune.cli", "run", str(script), "--adapt", "--storage", url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, STACKS_ENV: "1"},
+    ) as proc:
+        try:
+            assert proc.stdout is not None
+            assert proc.stdout.readline() == "ready\n"  # the training waits on its stdin
+            proc.send_signal(signal.SIGUSR1)
+            out, err = proc.communicate("", timeout=120)
+        finally:
+            proc.kill()
+    assert proc.returncode == 0 and out == "done\n", err
+    assert "most recent call first" in err and "autotune/cli/_app.py" in err, err
 
 
 def test_the_cli_starts_without_optuna_or_the_store() -> None:
