@@ -21,7 +21,7 @@ from pathlib import Path
 from autotune.contract import CONFIG_ENV, FAILED_STATUSES, RUNNER_PID_ENV, TrialConfig
 from autotune.runner._base import Target, WindowCallback
 from autotune.runner._lifecycle import ProcessTree
-from autotune.runner._process import Progress, reap
+from autotune.runner._process import Progress
 from autotune.runner._watch import watch
 
 # After SIGTERM, how long the probes may unwind (the script's `finally` blocks) before SIGKILL.
@@ -177,7 +177,7 @@ class ProcessGroup:
                 tree.kill()  # workers that outlived their probe, or all of it
                 for member in self.members:
                     if member.started:
-                        reap(member.proc)
+                        member.proc.wait()
         for index, value in self._windows():
             if on_window is not None and not ending.pruned:
                 on_window(index, value)  # windows that landed as the probes exited

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 from pathlib import Path
 
 from autotune.contract import ProgressLine
@@ -29,26 +28,6 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
     """Signal a whole process group; DataLoader workers included."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-
-
-# How long a killed process is waited for through Popen before it is reaped directly.
-REAP_S = 5.0
-
-
-def reap(proc: subprocess.Popen[bytes], timeout_s: float = REAP_S) -> None:
-    """Wait for ``proc``, already killed, to be reaped.
-
-    Popen's own wait can never return after a Ctrl-C that landed inside an earlier timed
-    wait: CPython takes its waitpid lock, then checks for signals before the ``try`` that
-    releases it, so the KeyboardInterrupt leaves it held (a probe interrupted that way hung
-    its CLI). A timed wait only polls that lock; past ``timeout_s`` the process is reaped
-    here, by pid, which needs no lock."""
-    try:
-        proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ChildProcessError):  # another waiter reaped it meanwhile
-            _pid, status = os.waitpid(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
 
 
 def last_error_line(tail: str) -> str:
