@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,6 +21,14 @@ FAST = ProbeSettings(
     warmup_batches=3, warmup_s=0.2, window_s=0.25, windows=3, sample_interval_s=0.05
 )
 MARK_ENV = "AUTOTUNE_TEST_MARK"
+
+
+def as_foreground() -> None:
+    """Popen's ``preexec_fn`` for a command a test sends Ctrl-C to: SIGINT's default, as a
+    terminal gives a foreground job. A non-interactive shell starts its background jobs with
+    SIGINT ignored (CI under `nohup ... &`), and a Python started so never raises
+    KeyboardInterrupt: a test would then wait on a Ctrl-C that could never land."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def marked_processes(mark: str) -> list[psutil.Process]:

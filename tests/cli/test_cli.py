@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from autotune.cli import STACKS_ENV, app
-from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
+from tests.conftest import MARK_ENV, SCRIPTS, as_foreground, assert_no_orphans
 
 GATE_ENV = "AUTOTUNE_TEST_GATE"  # read by tests/scripts/blocks_after_first.py
 
@@ -228,6 +228,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_trials(db_url: str, tmp_path: P
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, MARK_ENV: mark, GATE_ENV: str(gate), STACKS_ENV: "1"},
+        preexec_fn=as_foreground,
     )
     # Every probe after the first blocks until it is killed. Once one says it is blocked, the
     # search cannot end on its own, whatever its stop rules say, before the signal lands.

@@ -22,7 +22,7 @@ import optuna
 import psutil
 import pytest
 
-from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans, marked_processes
+from tests.conftest import MARK_ENV, SCRIPTS, as_foreground, assert_no_orphans, marked_processes
 
 CLI = [sys.executable, "-m", "autotune.cli"]
 SCRIPT = str(SCRIPTS / "lifecycle.py")
@@ -74,7 +74,7 @@ def started(
     with out.open("wb") as fo, err.open("wb") as fe:
         proc = subprocess.Popen(
             cmd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, env=full_env,
-            start_new_session=True,
+            start_new_session=True, preexec_fn=as_foreground,
         )  # fmt: skip
     try:
         yield proc, out, err
