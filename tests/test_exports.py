@@ -131,7 +131,7 @@ EXPORTS = {
         "windows_of",
         "write",
     },
-    "autotune.cli": {"app", "main"},
+    "autotune.cli": {"STACKS_ENV", "app", "main"},
 }
 
 

@@ -43,8 +43,11 @@ def _answer(script: str, tmp_path: Path, *args: str) -> tuple[dict[str, Any], st
     assert_no_orphans(mark)
     data: dict[str, Any] = json.loads(probed.stdout)
     # Measured as written and with a setting of the search, and nothing of autotune's failed.
+    # A setting measured slower is pruned after its first windows: measured all the same (2
+    # workers beside Lightning's own threads on 2 cores can be slower than none).
     assert data["baseline"]["samples_per_s"] > 0, probed.stderr
-    assert data["trials"]["complete"] >= 2 and not data["failures"], probed.stderr
+    measured = data["trials"]["complete"] + data["trials"]["pruned"]
+    assert measured >= 2 and not data["failures"], probed.stderr
     snippet = _autotune("best", "s", "--storage", url, "--format", "python", mark=mark)
     assert snippet.returncode == 0, snippet.stderr
     return data, snippet.stdout
