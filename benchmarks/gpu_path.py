@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 SETTINGS = ProbeSettings(warmup_s=2.0, window_s=1.5, windows=5)
 TRANSFER_ARGS = ("--size", "224", "--batch-size", "256", "--depth", "2")
-TINY_ARGS = ("--batch-size", "64")
+BATCH_BYTES = 256 * 3 * 224 * 224
+TINY_ARGS = ("--batch-size", "64", "--epochs", "100000")  # outlasts every probe
 
 
 def _probe(script: str, args: tuple[str, ...], loader: LoaderConfig) -> ProbeResult:
@@ -45,7 +46,7 @@ def _probe(script: str, args: tuple[str, ...], loader: LoaderConfig) -> ProbeRes
 
 
 def _row(label: str, res: ProbeResult) -> dict[str, Any]:
-    gpu = res.gpu or {}
+    gpu = res.gpu.to_dict() if res.gpu else {}
     return {
         "config": label,
         "status": res.status if res.ok else f"{res.status}: {res.reason}",
@@ -53,6 +54,12 @@ def _row(label: str, res: ProbeResult) -> dict[str, Any]:
         "h2d_hidden_fraction": gpu.get("h2d_hidden_fraction"),
         "h2d_copy_ms_per_batch": (
             1000 * gpu["h2d_copy_s"] / gpu["h2d_batches"] if gpu.get("h2d_batches") else None
+        ),
+        # Bytes of one batch of uint8 images over its copy time: the link's achieved rate.
+        "h2d_gbps": (
+            BATCH_BYTES * gpu["h2d_batches"] / gpu["h2d_copy_s"] / 1e9
+            if gpu.get("h2d_batches") and gpu.get("h2d_copy_s")
+            else None
         ),
         "gpu_util_mean_pct": gpu.get("util_mean_pct"),
         "max_memory_allocated_mib": (
@@ -117,6 +124,8 @@ def tiny(trials: int) -> dict[str, Any]:
     except json.JSONDecodeError:
         print(out.stderr[-2000:], file=sys.stderr)
     return {
+        "cuda_status": on_gpu.status if on_gpu.ok else f"{on_gpu.status}: {on_gpu.reason}",
+        "cpu_status": on_cpu.status if on_cpu.ok else f"{on_cpu.status}: {on_cpu.reason}",
         "cuda_samples_per_s": on_gpu.samples_per_s,
         "cpu_samples_per_s": on_cpu.samples_per_s,
         "faster": faster,
@@ -130,6 +139,7 @@ def main() -> int:
     parser.add_argument("--json", default="", help="also write the results here")
     parser.add_argument("--workers", type=int, default=min(8, os.cpu_count() or 1))
     parser.add_argument("--trials", type=int, default=12)
+    parser.add_argument("--parts", default="transfer,tiny", help="which parts, comma-separated")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         print(
@@ -137,12 +147,15 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
-    results = {
+    results: dict[str, Any] = {
         "gpu": torch.cuda.get_device_name(0),
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
-        "transfer": transfer(args.workers),
-        "tiny": tiny(args.trials),
+    }
+    parts = args.parts.split(",")
+    results |= {
+        **({"transfer": transfer(args.workers)} if "transfer" in parts else {}),
+        **({"tiny": tiny(args.trials)} if "tiny" in parts else {}),
     }
     text = json.dumps(results, indent=2)
     print(text)

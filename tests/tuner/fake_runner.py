@@ -28,6 +28,7 @@ class FakeRunner(BaseRunner):
         after: Callable[[TrialConfig, ProbeResult], ProbeResult] = lambda c, r: r,
         load: Callable[[TrialConfig], tuple[float, float | None]] = lambda c: (1.0, None),
         seed: int = 0,
+        cpu_speedup: float = 1.0,
     ) -> None:
         self.after = after
         # Another process on the machine while a probe runs: (slowdown, cores it took), read
@@ -43,19 +44,26 @@ class FakeRunner(BaseRunner):
             device="cpu",
         )
         self.noise, self.cpu_bound, self.cores = noise, cpu_bound, cores
+        # How much faster the step runs with device="cpu" than on the GPU (a tiny model).
+        self.cpu_speedup = cpu_speedup
         self.fail = fail
         self.rng = random.Random(seed)
         self.calls: list[TrialConfig] = []
 
+    def step_s(self, config: LoaderConfig) -> float:
+        on_cpu = config.device == "cpu" and self.script.device == "cuda"
+        return self.compute_s / self.cpu_speedup if on_cpu else self.compute_s
+
     def rate(self, config: LoaderConfig, *, ceiling: bool = False) -> float:
         workers = config.num_workers or 0
+        compute_s = self.step_s(config)
         if ceiling:
-            return self.batch / self.compute_s
+            return self.batch / compute_s
         if workers == 0:
-            step = self.load_s + self.compute_s
+            step = self.load_s + compute_s
         else:
             effective = min(workers, self.cores) if self.cpu_bound else workers
-            step = max(self.compute_s, self.load_s / effective)
+            step = max(compute_s, self.load_s / effective)
         return self.batch / step
 
     def run(
@@ -102,11 +110,11 @@ class FakeRunner(BaseRunner):
         elif workers == 0:
             wait = self.load_s
         else:
-            wait = max(0.0, step - self.compute_s)
+            wait = max(0.0, step - self.step_s(applied))
         wall = 10.0
         batches = wall / step
         loader_cpu = 1.0 if self.cpu_bound else 0.05
-        main_cpu = wall * (self.compute_s / step) + (
+        main_cpu = wall * (self.step_s(applied) / step) + (
             wall * wait / step * loader_cpu if workers == 0 else 0.0
         )
         worker_cpu = (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import optuna
 import pytest
 from optuna.trial import TrialState
@@ -17,7 +19,11 @@ TARGET = Target("train.py")
 
 
 def make(
-    runner: BaseRunner, url: str = "sqlite:///:memory:", cpu_count: int = 2, **options: object
+    runner: BaseRunner,
+    url: str = "sqlite:///:memory:",
+    cpu_count: int = 2,
+    cuda: bool = False,
+    **options: object,
 ) -> Tuner:
     storage = optuna.storages.RDBStorage(url)
     study = open_study(storage, "s", StudyKey("train.py", (), HW), seed=1)
@@ -27,7 +33,7 @@ def make(
         runner,
         TunerOptions(**options),  # type: ignore[arg-type]
         cpu_count=cpu_count,
-        cuda=False,
+        cuda=cuda,
     )
 
 
@@ -314,6 +320,31 @@ def test_no_seed_when_the_script_as_written_is_the_seed() -> None:
     tuner.run()
     seeded = [t for t in tuner.study.trials if state.role(t) == "seeded"]
     assert all(t.params.get("num_workers") for t in seeded)
+
+
+@pytest.mark.parametrize("cpu_speedup", [2.3, 0.2])
+def test_cpu_against_gpu_is_measured_early_and_the_faster_kept(cpu_speedup: float) -> None:
+    # A small model on CUDA whose step is all launches: its step may run faster on the CPU
+    # (a small MLP: 2.3x on an H200) or slower. A short search must find out which, with the
+    # script's own loader, so the device alone decides.
+    script = LoaderConfig(
+        num_workers=0,
+        pin_memory=False,
+        persistent_workers=False,
+        batch_size=32,
+        num_streams=0,
+        device="cuda",
+    )
+    runner = FakeRunner(load_s=0.002, compute_s=0.01, script=script, cpu_speedup=cpu_speedup)
+    tuner = make(runner, cuda=True, trials=4, patience=10, ceiling=False)
+    tuner.run()
+    seeded = [runner.calls[i].loader for i in (1, 2)]
+    assert [c.device for c in seeded] == ["cuda", "cpu"]
+    # Nothing beside the device differs from the script as written.
+    applied = seeded[1].merged_over(script).under_torch_rules()
+    assert applied == replace(script, device="cpu").under_torch_rules()
+    best = summarize(tuner.study, "mem").to_dict()["recommended"]["config"]["device"]
+    assert best == ("cpu" if cpu_speedup > 1 else "cuda")
 
 
 def test_a_stored_answer_is_tried_first_instead_of_the_guess() -> None:
