@@ -44,7 +44,8 @@ step pytest_gpu 150 $PY -m pytest -p no:cacheprovider -v -o addopts="-ra --stric
   tests/probe/loader/test_streams.py tests/probe/machine/test_gpu.py
 step gpu_checks 60 $PY benchmarks/gpu_checks.py --json "$OUT/gpu_checks.json" \
   --trace /tmp/gpu_checks_trace.json
-step gpu_path 180 $PY benchmarks/gpu_path.py --json "$OUT/gpu_path.json" --trials 6
+step gpu_path 180 $PY benchmarks/gpu_path.py --json "$OUT/gpu_path.json" --trials 6 \
+  --workers $(($(nproc) * 3 / 2))
 
 # The CLI from outside the checkout, so the installed wheel (with its migrations) answers.
 cd /tmp || exit 3
