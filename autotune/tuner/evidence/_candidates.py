@@ -4,13 +4,11 @@ plan says to do with them."""
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import Contender
-from autotune.tuner.evidence._load import load_of
 from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median
 from autotune.tuner.evidence._windows import Windows, of_result, to_record, unread
 
@@ -33,15 +31,6 @@ class Candidate:
         """``windows`` with their interference readings (unread where they do not match)."""
         found = self.interference
         return found if found is not None and found.rates == self.windows else unread(self.windows)
-
-    def figure(self) -> float:
-        """The rate a run of this config sees: its windows' median, or their mean where
-        another process took cores in most of them. A median sets the slow windows aside as
-        disturbances; under a steady load they are the condition, and a run lives through
-        them (beside a spinner a median read model_bound 1.2-1.4x its long runs)."""
-        if load_of(self.readings()).kind == "loaded":
-            return statistics.fmean(self.windows)
-        return median(self.windows)
 
     def cost(self) -> tuple[int, int, int, int]:
         """Cheaper first: fewer workers, fewer batches held in memory, fewer streams."""
@@ -128,14 +117,12 @@ def measure(runs: list[Candidate], probe: Callable[[Candidate], ProbeResult]) ->
                 cand.peak_rss = max(cand.peak_rss, result.peak_rss_bytes)
 
 
-def contenders(candidates: list[Candidate], *, by_load: bool = False) -> list[Contender]:
-    """The table of a confirmation; ``by_load``: each figure as ``Candidate.figure`` (what a
-    fresh re-measure states), else the windows' median."""
+def contenders(candidates: list[Candidate]) -> list[Contender]:
     return [
         Contender(
             trial=c.trial,
             config=c.config.to_dict(),
-            median=(c.figure() if by_load else median(c.windows)) if c.windows else None,
+            median=median(c.windows) if c.windows else None,
             ci95=list(ci95_median(c.windows)) if c.windows else None,
             runs=c.runs,
             **to_record(c.readings()),

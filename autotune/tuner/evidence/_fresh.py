@@ -132,10 +132,10 @@ def confirm_fresh(
         incomparable = "the script as written produced no window when re-measured"
     winner = fastest = None
     if live:
-        fastest = max(live, key=Candidate.figure)
+        fastest = max(live, key=lambda c: median(c.windows))
         tolerance = min(relative_spread(fastest.windows), NOISE_FLOOR)
-        floor = fastest.figure() * (1 - tolerance)
-        eligible = [c for c in live if c.figure() >= floor]
+        floor = median(fastest.windows) * (1 - tolerance)
+        eligible = [c for c in live if median(c.windows) >= floor]
         winner = min(eligible, key=Candidate.cost)
         if not comparable(winner, fastest):
             incomparable = (
@@ -154,12 +154,12 @@ def confirm_fresh(
         winner = baseline or candidates[0]
     return Confirmation(
         winner=winner.trial,
-        median=winner.figure() if winner.windows else None,
+        median=median(winner.windows) if winner.windows else None,
         ci95=list(ci95_median(winner.windows)) if winner.windows else None,
         fastest=fastest.trial if fastest is not None else None,
-        baseline_median=base.figure() if base is not None else None,
+        baseline_median=median(base.windows) if base is not None else None,
         probe_seconds=spent,
-        candidates=contenders(candidates, by_load=True),
+        candidates=contenders(candidates),
         skipped=False,
         why=plan.why,
         interval=describe_interval(winner) if winner.windows else None,

@@ -258,32 +258,3 @@ def test_under_a_steady_load_the_leaders_are_re_measured_afresh_and_that_is_stat
     assert result.baseline_median == pytest.approx(115)
     # Without the load the far winner decides without probes, as before.
     assert confirmation_plan(pool, base, 2).skipped
-
-
-class LoadedRecorder(Recorder):
-    """The same table, every window read with another process on a core of two."""
-
-    def __call__(self, c: Candidate) -> ProbeResult:
-        self.calls.append(c.trial)
-        rates = list(self.rates[c.trial])
-        return ProbeResult(
-            windows=rates, interference_cores=[1.0] * len(rates), cpu_count=2, wall_s=8.0
-        )
-
-
-def test_under_a_steady_load_the_figure_stated_is_the_windows_mean() -> None:
-    # Beside a spinner a run goes through slow spells (the scheduler's share moves), and a
-    # long run lives through them: a median of windows that sets them aside read model_bound
-    # 1.2-1.4x its long runs. Under a load the mean is what a run sees; quiet, the median.
-    base = cand(0, -1, [110, 118, 121, 115])
-    pool = [base, cand(1, 4, [800, 820, 835, 810]), cand(2, 8, [370, 381, 390, 376])]
-    plan = confirmation_plan(pool, base, 2, steady_load=Load("loaded", 1.0, 2))
-    spells = {0: [100, 60, 100], 1: [300, 150, 310], 2: [400, 160, 390]}
-    loaded = confirm_plan(plan, LoadedRecorder(spells))
-    assert loaded.winner == 2 and loaded.fresh
-    assert loaded.median == pytest.approx((400 + 160 + 390) * 2 / 6)
-    assert loaded.baseline_median == pytest.approx(260 / 3)
-    chosen = next(c for c in loaded.candidates if c.trial == 2)
-    assert chosen.median == loaded.median  # the table says what the answer states
-    quiet = confirm_plan(plan, Recorder(spells))  # the same windows, nothing read beside
-    assert quiet.median == pytest.approx(390) and quiet.baseline_median == pytest.approx(100)
