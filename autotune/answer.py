@@ -224,6 +224,11 @@ class Answer:
         base = (self.baseline.config if self.baseline else None) or {}
         if rec.config.get("device") == "cpu" and base.get("device") == "cuda":
             lines.append("# measured faster on the CPU: run with CUDA_VISIBLE_DEVICES=''")
+        if rec.config.get("threads"):
+            lines.append(
+                f"# torch.set_num_threads({rec.config['threads']}) before training (or "
+                f"OMP_NUM_THREADS={rec.config['threads']}): `autotune run` applies this for you"
+            )
         lines += _other_lines(self.others, self.epoch)
         return "\n".join(lines)
 

@@ -3,7 +3,7 @@
 const autotune = (() => {
   const API = document.body.dataset.api;
   const PARAMS = ["num_workers", "prefetch_factor", "pin_memory", "persistent_workers",
-                  "num_streams", "batch_size", "device"];
+                  "num_streams", "batch_size", "device", "threads"];
   const POLL_MS = 2000;
   const PLOT_CONFIG = { displaylogo: false, responsive: true };
 

@@ -41,6 +41,7 @@ _SHORT = {
     "num_streams": "streams",
     "batch_size": "batch",
     "device": "device",
+    "threads": "threads",
 }
 
 

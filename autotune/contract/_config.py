@@ -58,6 +58,11 @@ class LoaderConfig:
     batch_size: int | None = None
     num_streams: int | None = None
     device: str | None = None
+    # torch's intra-op threads in the training process (OMP_NUM_THREADS). With another
+    # process on some of the cores, torch's default (every core) makes each step wait at its
+    # threads' barriers for a thread that shares a core with it: beside one spinning core of
+    # two, one thread ran io_bound's step 1.85x faster than two (docs/benchmarks.md).
+    threads: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -88,7 +93,8 @@ class LoaderConfig:
         - with no workers, every worker-only option goes back to torch's default
           (``multiprocessing_context`` and ``timeout`` too), or DataLoader raises.
 
-        ``num_streams`` and ``device`` are not DataLoader arguments: the probe applies them.
+        ``num_streams``, ``device`` and ``threads`` are not DataLoader arguments: the probe
+        applies them.
         """
         new = dict(arguments)
         if self.num_workers is not None:

@@ -210,6 +210,9 @@ class ProbeResult:
     ceiling_samples_per_s: float | None = None
     ceiling_status: str = ""
     cpu_count: int | None = None
+    # torch's intra-op threads in the probed process, as it ran: its default (the cores it
+    # sees), OMP_NUM_THREADS, or what the script set; None where torch was never imported.
+    torch_threads: int | None = None
     gpu: GpuReading | None = None
     measured_loader: MeasuredLoader | None = None
     # Batches the measured loader gave the script when the script ended by itself (not

@@ -31,6 +31,10 @@ TERM_GRACE_S = 3.0
 EXIT_GRACE_S = 5.0
 
 
+# The environment variables that set torch's intra-op threads (``LoaderConfig.threads``).
+THREAD_ENVS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def probe_command(python: str, target: Target) -> list[str]:
     return [python, "-m", "autotune.probe", target.script, *target.args]
 
@@ -40,6 +44,12 @@ def probe_env(target: Target, config: TrialConfig) -> dict[str, str]:
     env = {**os.environ, **target.env, RUNNER_PID_ENV: str(os.getpid())}
     if config.loader.device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""  # the script's own device choice falls to CPU
+    if config.loader.threads:
+        # Read by torch when it starts its thread pools, before the script's first line runs
+        # (MKL's own pool too, where torch was built with it), so the probe never has to
+        # patch anything for it, and a script's own torch.set_num_threads still wins.
+        for name in THREAD_ENVS:
+            env[name] = str(config.loader.threads)
     return env
 
 

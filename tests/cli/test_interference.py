@@ -66,14 +66,13 @@ def _cli(args: list[str], mark: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _long_run(script: Path, args: tuple[str, ...], workers: int) -> float:
-    """Samples/s of ``workers`` persistent workers over two 6 s windows after the warm-up (whole
+def _long_run(script: Path, args: tuple[str, ...], config: LoaderConfig) -> float:
+    """Samples/s of ``config`` over two 6 s windows after the warm-up (whole
     epochs, where an epoch is that short): the probe's own measuring, in a process of its own,
     as a user's longer run would see it. Beside a spinner one config's rate moves over tens
     of seconds (12 workers: 294, 404 and 392 samples/s in three 24 s runs), so 3 s runs, as
     this test took before, disagreed with each other by up to 2x."""
     settings = ProbeSettings(window_s=6.0, windows=2, min_windows=0)
-    config = LoaderConfig(num_workers=workers, persistent_workers=workers > 0)
     result = SubprocessRunner().run(
         Target(str(script), args),
         TrialConfig(loader=config, settings=settings, mode="measure"),
@@ -81,6 +80,11 @@ def _long_run(script: Path, args: tuple[str, ...], workers: int) -> float:
     )
     assert result.ok and result.samples_per_s, (result.status, result.reason)
     return result.samples_per_s
+
+
+def _workers(n: int) -> LoaderConfig:
+    """A grid point: ``n`` persistent workers, the script otherwise as written."""
+    return LoaderConfig(num_workers=n, prefetch_factor=2, persistent_workers=n > 0)
 
 
 @pytest.mark.slow
@@ -102,8 +106,15 @@ def test_a_latency_bound_search_under_a_steady_spinner_picks_near_the_best_and_s
         proc = _cli([str(script), "--storage", db_url, *quick, "--", *args[2:]], mark)
         assert proc.returncode == 0, proc.stderr
         data = json.loads(proc.stdout)
-        pick = data["recommended"]["config"]["num_workers"]
-        assert pick > 0, data["recommended"]
+        pick = LoaderConfig.from_dict(data["recommended"]["config"])
+        assert pick.num_workers, data["recommended"]
+        # The grid point the pick is, if any: the script as written but for these settings.
+        as_grid = LoaderConfig(
+            num_workers=pick.num_workers,
+            prefetch_factor=pick.prefetch_factor,
+            persistent_workers=pick.persistent_workers,
+            threads=pick.threads,
+        )
         # Interleaved under the same spinner: the pick, then the grid; a second such round
         # where the first leaves the ratios in doubt (one config's long runs move by tens of
         # per cent beside a spinner on 2 cores: a round is one sample of that). A pick that is
@@ -111,11 +122,11 @@ def test_a_latency_bound_search_under_a_steady_spinner_picks_near_the_best_and_s
         picked: list[float] = []
         # 12 workers is the grid: 4 could never be its best (at 0.64 s a batch they deliver at
         # most 200 samples/s, a third of what 12 can), so measuring them only took time.
-        grid: dict[int, list[float]] = {12: []}
+        grid: dict[LoaderConfig, list[float]] = {_workers(12): []}
         for _ in range(2):
             picked.append(_long_run(script, args, pick))
             for n, runs in grid.items():
-                runs.append(picked[-1] if n == pick else _long_run(script, args, n))
+                runs.append(picked[-1] if n == as_grid else _long_run(script, args, n))
             long = statistics.median(picked)
             best = max(statistics.median(runs) for runs in grid.values())
             stated = data["recommended"]["samples_per_s"]

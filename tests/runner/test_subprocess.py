@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,19 @@ def test_transport_ceiling_of_an_iterable_dataset() -> None:
     res = probe("iterable.py", "--latency", "0.002", mode="ceiling")
     assert res.status == "ok", res.reason + res.stderr_tail
     assert res.transport_samples_per_s and res.transport_samples_per_s > 0, res.transport_reason
+
+
+def test_torch_threads_are_set_for_the_probed_process_and_read_back() -> None:
+    # torch's own default in a fresh interpreter under this environment: the cores it sees.
+    fresh = subprocess.run(
+        [sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    default = int(fresh.stdout)
+    as_written = probe("basic.py", loader=LoaderConfig())
+    fewer = probe("basic.py", loader=LoaderConfig(threads=max(1, default - 1)))
+    assert as_written.status == fewer.status == "ok", as_written.reason + fewer.reason
+    assert as_written.torch_threads == default
+    assert fewer.torch_threads == max(1, default - 1)

@@ -29,6 +29,7 @@ class FakeRunner(BaseRunner):
         load: Callable[[TrialConfig], tuple[float, float | None]] = lambda c: (1.0, None),
         seed: int = 0,
         cpu_speedup: float = 1.0,
+        thread_slowdown: float = 1.0,
     ) -> None:
         self.after = after
         # Another process on the machine while a probe runs: (slowdown, cores it took), read
@@ -46,13 +47,19 @@ class FakeRunner(BaseRunner):
         self.noise, self.cpu_bound, self.cores = noise, cpu_bound, cores
         # How much faster the step runs with device="cpu" than on the GPU (a tiny model).
         self.cpu_speedup = cpu_speedup
+        # How much longer the step takes with torch's threads on every core while another
+        # process holds one (their barriers wait on the thread that shares its core); below 1,
+        # how much shorter (a step that gains from every thread all the same).
+        self.thread_slowdown = thread_slowdown
         self.fail = fail
         self.rng = random.Random(seed)
         self.calls: list[TrialConfig] = []
 
     def step_s(self, config: LoaderConfig) -> float:
         on_cpu = config.device == "cpu" and self.script.device == "cuda"
-        return self.compute_s / self.cpu_speedup if on_cpu else self.compute_s
+        step = self.compute_s / self.cpu_speedup if on_cpu else self.compute_s
+        crowded = (config.threads or self.cores) >= self.cores
+        return step * self.thread_slowdown if crowded else step
 
     def rate(self, config: LoaderConfig, *, ceiling: bool = False) -> float:
         workers = config.num_workers or 0
@@ -154,6 +161,7 @@ class FakeRunner(BaseRunner):
             measured_wall_s=wall,
             peak_rss_bytes=2**28 * (1 + workers),
             cpu_count=self.cores,
+            torch_threads=applied.threads or self.cores,
             wall_s=3.0,
             startup_fraction=0.0,
             epoch_starts=0,

@@ -52,6 +52,16 @@ def _device() -> str:
     return "cpu"
 
 
+def _torch_threads() -> int | None:
+    """torch's intra-op threads in this process: its default (every core it sees), or what
+    OMP_NUM_THREADS or the script set."""
+    if "torch" in sys.modules:
+        import torch
+
+        return int(torch.get_num_threads())
+    return None
+
+
 def build_result(session: Measured, status: Status, reason: str = "") -> ProbeResult:
     """The result as it stands: final or partial, the status says which."""
     device = _device()
@@ -69,6 +79,7 @@ def build_result(session: Measured, status: Status, reason: str = "") -> ProbeRe
         }
     )
     res.script_config = LoaderConfig(**{**res.script_config.to_dict(), "device": device})
+    res.torch_threads = _torch_threads()
     if lead is not None and lead.meter.measure_start is not None:
         end = session.cpu_at_end or session.sampler.cpu_snapshot()
         res.main_cpu_s = end[0] - session.cpu_at_start[0]

@@ -23,6 +23,7 @@ from autotune.tuner.evidence import (
     ceiling_rate,
     diagnose,
     median,
+    steady_load,
     transport_bound,
     transport_rate,
     trial_config,
@@ -123,10 +124,16 @@ def search_space(
     run (open files, memory). ``max_workers`` (the user's) wins."""
     script = state.record_of(baseline).script_config
     cpu_count = machine.cpu_count
+    threads = thread_choices(baseline, machine)
 
     def space(top: int | None) -> SearchSpace:
         return SearchSpace.for_machine(
-            cpu_count, cuda=cuda, script=script, tune_batch_size=tune_batch_size, max_workers=top
+            cpu_count,
+            cuda=cuda,
+            script=script,
+            tune_batch_size=tune_batch_size,
+            max_workers=top,
+            threads=threads,
         )
 
     wide = space(max_workers)
@@ -154,6 +161,21 @@ def search_space(
     if cap is not None:
         top = min(top, cap)
     return space(max(top, script.num_workers or 0))
+
+
+def thread_choices(baseline: FrozenTrial, machine: Machine) -> tuple[int | None, ...]:
+    """torch's intra-op threads worth trying: the cores other processes left free, beside
+    torch's default (None), when the script as written was measured beside a steady load and
+    ran more threads than that; none otherwise. Each step's threads meet at barriers, so one
+    that shares a core with another process holds up all of them: beside one spinning core of
+    two, io_bound's 2-thread step ran at half the rate of a 1-thread one."""
+    result = trial_result(baseline)
+    torch_threads = result.torch_threads if result is not None else None
+    load = steady_load([baseline])
+    if not torch_threads or load is None or load.cores is None:
+        return ()
+    free = max(1, int(machine.cpu_count / machine.ranks - load.cores / machine.ranks + 0.5))
+    return (free, None) if free < torch_threads else ()
 
 
 # Share of the as-written epoch its workers' start-up must take for no workers to be seeded.
@@ -188,6 +210,12 @@ def seeds(
     if cuda:
         first = replace(first, device="cuda", pin_memory=True, num_streams=1)
     found = [first]
+    fewer = next((t for t in space.threads if t is not None), None)
+    if fewer is not None:
+        # Another process holds cores: the same loader with torch's threads on the cores it
+        # left is measured first (a short search may have time for one probe), then torch's
+        # own count, so that only the threads differ between the two.
+        found.insert(0, replace(first, threads=fewer))
     if cuda:
         # CPU against GPU is a question a few kernels a step can answer either way (on an
         # H200 a small MLP ran 2.3x faster on the CPU): asked early, never left to chance in

@@ -2,7 +2,9 @@
 
 prefetch_factor and persistent_workers exist only when num_workers > 0 (torch raises
 otherwise); the CUDA parameters exist only where CUDA does; batch size only on request,
-because it changes training itself.
+because it changes training itself; torch's intra-op threads only where another process held
+cores while the script as written was measured (``threads``: the cores left, or torch's own
+default, None).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class SearchSpace:
     max_workers: int
     cuda: bool = False
     batch_sizes: tuple[int, ...] = ()
+    threads: tuple[int | None, ...] = ()
 
     @classmethod
     def for_machine(
@@ -33,6 +36,7 @@ class SearchSpace:
         script: LoaderConfig | None = None,
         tune_batch_size: bool = False,
         max_workers: int | None = None,
+        threads: tuple[int | None, ...] = (),
     ) -> SearchSpace:
         """Default worker range: enough for I/O-latency-bound loaders, which use tens of
         workers whatever the core count; CPU-bound ones are narrowed by the diagnosis."""
@@ -43,7 +47,7 @@ class SearchSpace:
         if tune_batch_size and script is not None and script.batch_size:
             b = script.batch_size
             sizes = tuple(sorted({max(1, b // 4), max(1, b // 2), b, b * 2, b * 4}))
-        return cls(max_workers=top, cuda=cuda, batch_sizes=sizes)
+        return cls(max_workers=top, cuda=cuda, batch_sizes=sizes, threads=threads)
 
     def suggest(self, trial: optuna.Trial) -> LoaderConfig:
         workers = trial.suggest_int("num_workers", 0, self.max_workers)
@@ -60,6 +64,10 @@ class SearchSpace:
         batch = None
         if self.batch_sizes:
             batch = int(trial.suggest_categorical("batch_size", list(self.batch_sizes)))
+        threads = None
+        if self.threads:
+            chosen = trial.suggest_categorical("threads", list(self.threads))
+            threads = None if chosen is None else int(chosen)
         return LoaderConfig(
             num_workers=workers,
             prefetch_factor=prefetch,
@@ -68,6 +76,7 @@ class SearchSpace:
             batch_size=batch,
             num_streams=streams,
             device=device,
+            threads=threads,
         )
 
     def params(self, config: LoaderConfig) -> dict[str, Any]:
@@ -85,6 +94,8 @@ class SearchSpace:
                 out["num_streams"] = min(STREAMS_MAX, config.num_streams or 0)
         if self.batch_sizes and config.batch_size in self.batch_sizes:
             out["batch_size"] = config.batch_size
+        if self.threads:
+            out["threads"] = config.threads if config.threads in self.threads else None
         return out
 
     def distributions(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -100,4 +111,6 @@ class SearchSpace:
         }
         if self.batch_sizes:
             table["batch_size"] = dist.CategoricalDistribution(list(self.batch_sizes))
+        if self.threads:
+            table["threads"] = dist.CategoricalDistribution(list(self.threads))
         return {k: table[k] for k in params}

@@ -347,6 +347,33 @@ def test_cpu_against_gpu_is_measured_early_and_the_faster_kept(cpu_speedup: floa
     assert best == ("cpu" if cpu_speedup > 1 else "cuda")
 
 
+@pytest.mark.parametrize("slowdown", [2.0, 0.5])
+def test_beside_a_steady_load_torch_threads_on_the_free_cores_are_measured_early(
+    slowdown: float,
+) -> None:
+    # Another process holds one core of two for the whole search. A step whose threads meet
+    # at barriers runs at the pace of the thread sharing a core with it (``slowdown`` 2), or
+    # gains from the second thread all the same (0.5). The loader with one thread is measured
+    # first, then with torch's own count, and the faster is kept.
+    runner = FakeRunner(
+        load_s=0.03, compute_s=0.01, thread_slowdown=slowdown, load=lambda c: (1.0, 1.0)
+    )
+    tuner = make(runner, trials=4, patience=10, ceiling=False)
+    tuner.run()
+    first, second = runner.calls[1].loader, runner.calls[2].loader
+    assert (first.threads, second.threads) == (1, None)
+    assert replace(first, threads=None) == second  # only the threads differ
+    best = summarize(tuner.study, "mem").to_dict()["recommended"]["config"]
+    assert (best["threads"] == 1) is (slowdown > 1)
+
+
+def test_on_a_quiet_machine_torch_threads_are_left_as_written() -> None:
+    runner = FakeRunner(load_s=0.002, compute_s=0.01, thread_slowdown=2.0)
+    tuner = make(runner, trials=4, patience=10, ceiling=False)
+    tuner.run()
+    assert all(c.loader.threads is None for c in runner.calls)
+
+
 def test_a_stored_answer_is_tried_first_instead_of_the_guess() -> None:
     runner = FakeRunner(load_s=0.1, compute_s=0.01)
     stored = LoaderConfig(num_workers=5, prefetch_factor=4, persistent_workers=True)
