@@ -18,9 +18,11 @@ the load (its ``interference.condition``, ``comparison`` and speedup).
                                     [--rounds 2] [--trials 12] [--out docs/under-load.json]
                                     [--script-args="--latency-ms 20"] [--grid 0,4,12]
                                     [--probe-args="--max-workers 12"] [--spin baseline]
+                                    [--grid-threads 1]
 
 ``--script-args`` go to every example (after ``--epochs 100000``), ``--probe-args`` to the
-search's ``autotune probe``; ``--grid`` is the worker counts of the grid. ``--spin
+search's ``autotune probe``; ``--grid`` is the worker counts of the grid, and
+``--grid-threads`` adds each of them again with that many torch threads. ``--spin
 baseline`` kills the spinner at the CLI's own line for trial #0, so the script as written is
 measured beside it and everything after on a quiet machine: the stated speedup
 (``speedup``) against the one the long runs show (``speedup_long``, the pick against 0
@@ -44,6 +46,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -131,8 +134,16 @@ def long_rate(
     return result.samples_per_s if result.ok else None
 
 
-def grid_configs(workers: tuple[int, ...] = GRID) -> dict[str, LoaderConfig]:
-    return {f"{n} workers": LoaderConfig(num_workers=n, persistent_workers=n > 0) for n in workers}
+def grid_configs(
+    workers: tuple[int, ...] = GRID, threads: tuple[int, ...] = ()
+) -> dict[str, LoaderConfig]:
+    """Each worker count as the script otherwise runs it, and again with each of ``threads``
+    torch threads (``LoaderConfig.threads``)."""
+    grid = {f"{n} workers": LoaderConfig(num_workers=n, persistent_workers=n > 0) for n in workers}
+    for t in threads:
+        for n in workers:
+            grid[f"{n} workers, {t} threads"] = replace(grid[f"{n} workers"], threads=t)
+    return grid
 
 
 def compare(
@@ -192,6 +203,7 @@ def run_workload(
     rounds: int,
     extra: tuple[str, ...] = (),
     grid: tuple[int, ...] = GRID,
+    grid_threads: tuple[int, ...] = (),
     script_args: tuple[str, ...] = SCRIPT_ARGS,
     spin: str = "all",
 ) -> dict[str, Any]:
@@ -205,7 +217,7 @@ def run_workload(
         pick = LoaderConfig.from_dict((answer.get("recommended") or {}).get("config") or {})
         picked, rows = compare(
             pick,
-            grid_configs(grid),
+            grid_configs(grid, grid_threads),
             lambda c: long_rate(runner, script, c, long_s, script_args),
             rounds,
         )
@@ -223,6 +235,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script-args", default="", help="more arguments to every example")
     parser.add_argument("--probe-args", default="", help="more arguments to autotune probe")
     parser.add_argument("--grid", default=",".join(map(str, GRID)), help="worker counts")
+    parser.add_argument(
+        "--grid-threads",
+        default="",
+        help="torch thread counts: every grid worker count again with each (e.g. 1)",
+    )
     parser.add_argument(
         "--spin",
         choices=("all", "baseline"),
@@ -253,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             rounds=args.rounds,
             extra=tuple(shlex.split(args.probe_args)),
             grid=grid,
+            grid_threads=tuple(int(t) for t in args.grid_threads.split(",") if t),
             script_args=script_args,
             spin=args.spin,
         )

@@ -46,7 +46,12 @@ class Adapted:
 
 def in_run(options: TunerOptions) -> TunerOptions:
     return replace(
-        options, ceiling=False, confirm_top=0, tune_batch_size=False, other_loaders=False
+        options,
+        ceiling=False,
+        confirm_top=0,
+        tune_batch_size=False,
+        tune_threads=False,
+        other_loaders=False,
     )
 
 
@@ -63,6 +68,9 @@ def adapt(
 ) -> Adapted:
     """Search on the live run until a stop rule fires, then settle it on the best settings.
     ``seed``: a stored study's recommendation, tried first instead of the figures' guess."""
+    if seed is not None and seed.threads is not None:
+        # A stored answer's threads are read when a process starts: this one has started.
+        seed = replace(seed, threads=None)
     options = replace(in_run(options), seed=seed)
     runner = LiveRunner(live)
     tuner = Tuner(

@@ -19,6 +19,9 @@ class TunerOptions:
     trial_timeout_s: float = 120.0
     settings: ProbeSettings = field(default_factory=ProbeSettings)
     tune_batch_size: bool = False
+    # torch's intra-op threads (read when a process starts): tried only where each trial is
+    # a fresh process, never inside a live run.
+    tune_threads: bool = True
     max_workers: int | None = None
     # Two trials in a row without a gain beyond noise end the search: the seed is predicted
     # from the baseline's own timings, so most of the gain comes first (docs/benchmarks.md,

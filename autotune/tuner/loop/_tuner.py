@@ -169,6 +169,7 @@ class Tuner:
             cuda=self.cuda,
             tune_batch_size=self.options.tune_batch_size,
             max_workers=self.options.max_workers,
+            tune_threads=self.options.tune_threads,
         )
 
     def finish(self, reason: str, *, interrupted: bool = False) -> Outcome:

@@ -118,13 +118,16 @@ def search_space(
     cuda: bool,
     tune_batch_size: bool,
     max_workers: int | None,
+    tune_threads: bool = True,
 ) -> SearchSpace:
     """The worker range follows the diagnosis: cores for CPU-bound loaders, tens for
     latency-bound ones, a few for a model-bound step, and never past what the machine can
-    run (open files, memory). ``max_workers`` (the user's) wins."""
+    run (open files, memory). ``max_workers`` (the user's) wins. ``tune_threads``: torch's
+    threads may be tried (``thread_choices``); never in a live run, whose process is not
+    started anew for a trial."""
     script = state.record_of(baseline).script_config
     cpu_count = machine.cpu_count
-    threads = thread_choices(baseline, machine)
+    threads = thread_choices(baseline, machine) if tune_threads else ()
 
     def space(top: int | None) -> SearchSpace:
         return SearchSpace.for_machine(

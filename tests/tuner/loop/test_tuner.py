@@ -12,6 +12,7 @@ from autotune import state
 from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
 from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
+from autotune.tuner.loop._live_search import in_run
 from tests.tuner.fake_runner import FakeRunner
 
 HW = {"id": "test-hw", "cpu_count": 2}
@@ -367,10 +368,24 @@ def test_beside_a_steady_load_torch_threads_on_the_free_cores_are_measured_early
     assert (best["threads"] == 1) is (slowdown > 1)
 
 
-def test_on_a_quiet_machine_torch_threads_are_left_as_written() -> None:
-    runner = FakeRunner(load_s=0.002, compute_s=0.01, thread_slowdown=2.0)
-    tuner = make(runner, trials=4, patience=10, ceiling=False)
+@pytest.mark.parametrize("loaded", [False, True])
+def test_torch_threads_are_left_as_written_quiet_or_in_a_live_run(loaded: bool) -> None:
+    # On a quiet machine the threads have every core; a live run (``in_run``) cannot start
+    # its process anew for a trial, so it never asks for what only a fresh one reads.
+    runner = FakeRunner(
+        load_s=0.03,
+        compute_s=0.01,
+        thread_slowdown=2.0,
+        load=(lambda c: (1.0, 1.0)) if loaded else (lambda c: (1.0, None)),
+    )
+    options = in_run(TunerOptions(trials=4, patience=10)) if loaded else None
+    tuner = (
+        make(runner, **vars(options))
+        if options
+        else make(runner, trials=4, patience=10, ceiling=False)
+    )
     tuner.run()
+    assert len(runner.calls) >= 3
     assert all(c.loader.threads is None for c in runner.calls)
 
 
