@@ -54,7 +54,21 @@ def _without_built_by(answer: dict[str, Any], said: dict[str, Any]) -> dict[str,
     loader, old = answer.get("measured_loader"), said.get("measured_loader")
     if loader and old is not None and "built_by" not in old:
         assert loader.pop("built_by") is None
+    _without_threads(answer)
     return answer
+
+
+def _without_threads(value: Any) -> None:
+    """Every settings dict in ``value`` less ``threads`` (torch's threads, a setting added
+    since), which a study measured before it never set: null wherever it is."""
+    if isinstance(value, dict):
+        if "num_workers" in value and "threads" in value:
+            assert value.pop("threads") is None
+        for item in value.values():
+            _without_threads(item)
+    elif isinstance(value, list):
+        for item in value:
+            _without_threads(item)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -127,7 +141,9 @@ def test_every_stored_value_loads_typed_and_saves_unchanged(
     for trial in study.get_trials(deepcopy=False):
         record = state.record_of(trial)
         if record.measured:
-            assert state.attrs_of(record) == trial.user_attrs, trial.number
+            saved = state.attrs_of(record)
+            _without_threads(saved)  # a key added since, null: nothing else changes
+            assert saved == trial.user_attrs, trial.number
         else:  # queued for a worker: only its role so far
             assert trial.user_attrs == {"role": record.role} == {"role": "seeded"}
 
