@@ -30,6 +30,7 @@ CONFIG_KEYS = {
     "batch_size",
     "num_streams",
     "device",
+    "threads",
 }
 
 
