@@ -12,8 +12,15 @@ from pathlib import Path
 
 import psutil
 import pytest
+import torch
 
-from autotune.contract import AdaptOrder, LoaderConfig, TrialConfig, adapt_segment_path
+from autotune.contract import (
+    AdaptOrder,
+    LoaderConfig,
+    ProbeSettings,
+    TrialConfig,
+    adapt_segment_path,
+)
 from autotune.runner import LiveRun, LiveRunner, Target
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 from tests.probe.session.test_segments import QUICK, SCRIPT, workers
@@ -166,3 +173,24 @@ def test_ctrl_c_stops_the_search_and_leaves_a_training_that_goes_on_to_its_end(
         assert live.wait() == 0
     assert out.read_text().splitlines()[-1].startswith("finished"), out.read_text()
     assert_no_orphans(mark)
+
+
+@pytest.mark.parametrize("threads", [1, None])
+def test_autotune_run_starts_the_training_with_the_answers_torch_threads(
+    threads: int | None, tmp_path: Path
+) -> None:
+    # torch reads its thread count as it starts: `autotune run` sets it before the script's
+    # first line, and leaves torch's own where the answer has none.
+    out_path = tmp_path / "out.txt"
+    target = Target(str(SCRIPTS / "threads.py"), ())
+    loader = LoaderConfig(threads=threads)
+    with (
+        out_path.open("w") as out,
+        LiveRun(target, ProbeSettings(), loader=loader, mode="run", stdout=out) as live,
+    ):
+        code = live.wait()
+    said = out_path.read_text()
+    assert code == 0, said
+    # torch's own count, under this same environment: what the training gets without one.
+    expected = threads if threads is not None else torch.get_num_threads()
+    assert f"torch threads {expected}\n" in said, said
