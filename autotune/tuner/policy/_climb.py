@@ -36,6 +36,7 @@ from autotune.state import baseline_of, role, usable
 from autotune.tuner.evidence import (
     CPU_BUSY,
     INPUT_BOUND_WAIT,
+    NOISE_FLOOR,
     best_usable,
     load_time_per_batch,
     loader_cpu_per_s,
@@ -110,11 +111,41 @@ def back_off(
 
 
 def _climbable_best(study: optuna.Study) -> FrozenTrial | None:
-    """The best trial so far, when it has workers to climb from (not the script as written)."""
-    best = best_usable(study.get_trials(deepcopy=False))
+    """The best trial so far, when it has workers to climb from (not the script as written);
+    its twin with fewer torch threads where that one is within ``THREADS_TIE`` of it."""
+    trials = study.get_trials(deepcopy=False)
+    best = best_usable(trials)
     if best is None or role(best) == "baseline" or not trial_config(best).num_workers:
         return None
-    return best
+    return _fewer_threads_twin(trials, best) or best
+
+
+# Within this share of the best, the same loader with fewer torch threads is the one the climb
+# goes on from: twice the noise floor, the least a steady load moves one config's windows.
+THREADS_TIE = 2 * NOISE_FLOOR
+
+
+def _fewer_threads_twin(trials: list[FrozenTrial], best: FrozenTrial) -> FrozenTrial | None:
+    """The trial of ``best``'s loader with fewer torch threads, when it is within noise of
+    it. Threads are tried in pairs beside a steady load (``_plan.thread_choices``), and there
+    torch's own count can read as high in one probe as it is bimodal: beside a spinner, 8
+    workers with 2 threads read 185-511 samples/s in one probe (median 408), with 1 thread
+    396-397 (median 397, its long runs 401). Climbing from the first, the search tried 12
+    workers with 2 threads (351) and never 12 with 1 (587 in long runs)."""
+    config = trial_config(best)
+    mine = config.threads
+    floor = (best.value or 0.0) * (1 - THREADS_TIE)
+    twins = [
+        t
+        for t in trials
+        if usable(t)
+        and t.number != best.number
+        and (t.value or 0.0) >= floor
+        and (other := trial_config(t)).threads is not None
+        and (mine is None or other.threads < mine)
+        and replace(other, threads=mine) == config
+    ]
+    return max(twins, key=lambda t: t.value or 0.0, default=None)
 
 
 def _gaining_under_load(study: optuna.Study, best: FrozenTrial) -> bool:

@@ -30,10 +30,14 @@ def _add(
     cpu: float | None = None,
     batch: int | None = None,
     outside: float | None = None,
+    threads: int | None = None,
+    space: SearchSpace = SPACE,
 ) -> None:
     """``cpu``: CPU-seconds each worker burns per second (None: not measured);
     ``outside``: cores other processes used in every window, on 2 cores (None: not read)."""
-    config = LoaderConfig(num_workers=workers, prefetch_factor=prefetch, persistent_workers=False)
+    config = LoaderConfig(
+        num_workers=workers, prefetch_factor=prefetch, persistent_workers=False, threads=threads
+    )
     status = "ok" if rate is not None else "crashed"
     result = ProbeResult(
         status=status,
@@ -47,8 +51,8 @@ def _add(
         interference_cores=[outside] * 3 if rate and outside is not None else [],
         cpu_count=2 if outside is not None else None,
     )
-    params = SPACE.params(config)
-    study.add_trial(frozen_from_result(result, role, params, SPACE.distributions(params)))
+    params = space.params(config)
+    study.add_trial(frozen_from_result(result, role, params, space.distributions(params)))
 
 
 def _queued(study: optuna.Study) -> list[int]:
@@ -292,3 +296,26 @@ def test_under_a_steady_load_one_step_down_does_not_end_the_climb() -> None:
     _add(quiet, 4, 820.0, wait=0.3, cpu=0.1, outside=0.0)
     _add(quiet, 8, 381.0, wait=0.3, cpu=0.1, outside=0.0)
     assert climb(quiet, SPACE, lambda _: None) and _queued(quiet) == [4]  # a deeper queue
+
+
+def test_beside_a_steady_load_the_climb_goes_on_from_fewer_threads_within_noise() -> None:
+    # Beside a spinner, 8 workers with torch's own 2 threads read 408 samples/s in one probe
+    # (185-511 in its windows), with 1 thread 397 (401 in long runs): a tie, and the climb
+    # goes on with 1 thread, which leaves the spinner's core alone.
+    space = SearchSpace(max_workers=32, threads=(1, None))
+
+    def study_with(two_threads: float) -> optuna.Study:
+        study = _study()
+        _add(study, 0, 42.0, role="baseline", outside=1.0, space=space)
+        _add(study, 8, 397.0, wait=0.3, cpu=0.1, outside=1.0, threads=1, space=space)
+        _add(study, 8, two_threads, wait=0.3, cpu=0.1, outside=1.0, space=space)
+        assert climb(study, space, lambda _: None)
+        return study
+
+    def queued(study: optuna.Study) -> list[tuple[int, int | None]]:
+        waiting = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+        return [(queued_params(t)["num_workers"], queued_params(t)["threads"]) for t in waiting]
+
+    assert queued(study_with(408.0)) == [(16, 1)]
+    # Clearly faster with torch's own threads: the climb goes on from those.
+    assert queued(study_with(500.0)) == [(16, None)]
