@@ -61,7 +61,7 @@ class LoaderConfig:
     # torch's intra-op threads in the training process (OMP_NUM_THREADS). With another
     # process on some of the cores, torch's default (every core) makes each step wait at its
     # threads' barriers for a thread that shares a core with it: beside one spinning core of
-    # two, one thread ran io_bound's step 1.85x faster than two (docs/benchmarks.md).
+    # two, one thread ran io_bound's step 1.7-1.9x faster than two (docs/benchmarks.md).
     threads: int | None = None
 
     def to_dict(self) -> dict[str, Any]:

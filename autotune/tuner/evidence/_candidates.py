@@ -32,11 +32,23 @@ class Candidate:
         found = self.interference
         return found if found is not None and found.rates == self.windows else unread(self.windows)
 
-    def cost(self) -> tuple[int, int, int, int]:
-        """Cheaper first: fewer workers, fewer batches held in memory, fewer streams."""
+    def cost(self) -> tuple[int, int, int, int, int]:
+        """Cheaper first: fewer workers, fewer batches held in memory, fewer streams, fewer
+        torch threads (torch's own count, None, uses every core it sees)."""
         c = self.config
         workers = c.num_workers or 0
-        return (workers, workers * (c.prefetch_factor or 0), c.num_streams or 0, self.peak_rss)
+        threads = c.threads if c.threads is not None else ALL_THREADS
+        return (
+            workers,
+            workers * (c.prefetch_factor or 0),
+            c.num_streams or 0,
+            threads,
+            self.peak_rss,
+        )
+
+
+# Stands for torch's own thread count in ``Candidate.cost``: more than any count set.
+ALL_THREADS = 1 << 16
 
 
 def separated(fast: Candidate, slow: Candidate, margin: float = NOISE_FLOOR) -> bool:

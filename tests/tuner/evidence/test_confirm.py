@@ -191,6 +191,16 @@ def test_a_tie_with_no_baseline_is_decided_by_cost() -> None:
     assert confirm_plan(plan, Recorder({})).winner == 1
 
 
+def test_a_tie_between_torch_threads_goes_to_the_fewer() -> None:
+    # The same loader with torch's own threads (every core) and with 1: within noise, the
+    # one that leaves the other cores alone is the cheaper; clearly faster, the other wins.
+    one = Candidate(1, LoaderConfig(num_workers=4, threads=1), [1000, 1004])
+    tied = Candidate(2, LoaderConfig(num_workers=4), [1006, 1010])
+    assert confirm_plan(confirmation_plan([one, tied], None, 2), Recorder({})).winner == 1
+    faster = Candidate(2, LoaderConfig(num_workers=4), [1500, 1510])
+    assert confirm_plan(confirmation_plan([one, faster], None, 2), Recorder({})).winner == 2
+
+
 def test_interval_coverage_is_the_order_statistics_truth() -> None:
     assert interval_coverage(4) == pytest.approx(14 / 16)
     assert interval_coverage(5) == pytest.approx(30 / 32)
