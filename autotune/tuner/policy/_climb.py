@@ -32,12 +32,13 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune import state
 from autotune.contract import LoaderConfig, ProbeResult
-from autotune.state import baseline_of, role, usable
+from autotune.state import baseline_of, compared_windows, role, usable
 from autotune.tuner.evidence import (
     CPU_BUSY,
     INPUT_BOUND_WAIT,
     NOISE_FLOOR,
     best_usable,
+    clearly_better,
     load_time_per_batch,
     loader_cpu_per_s,
     steady_load,
@@ -126,21 +127,23 @@ THREADS_TIE = 2 * NOISE_FLOOR
 
 
 def _fewer_threads_twin(trials: list[FrozenTrial], best: FrozenTrial) -> FrozenTrial | None:
-    """The trial of ``best``'s loader with fewer torch threads, when it is within noise of
-    it. Threads are tried in pairs beside a steady load (``_plan.thread_choices``), and there
-    torch's own count can read as high in one probe as it is bimodal: beside a spinner, 8
-    workers with 2 threads read 185-511 samples/s in one probe (median 408), with 1 thread
-    396-397 (median 397, its long runs 401). Climbing from the first, the search tried 12
-    workers with 2 threads (351) and never 12 with 1 (587 in long runs)."""
+    """The trial of ``best``'s loader with fewer torch threads, unless ``best`` is clearly
+    faster: beyond ``THREADS_TIE`` and beyond the noise of both one's windows. Threads are
+    tried in pairs beside a steady load (``_plan.thread_choices``), and there torch's own
+    count reads high in some probes as it is bimodal: beside a spinner, 8 workers with 2
+    threads read 185-511 samples/s in one probe (median 408), with 1 thread 396-397 (median
+    397, its long runs 401). Climbing from the first, the search tried 12 workers with 2
+    threads (351) and never 12 with 1 (587 in long runs)."""
     config = trial_config(best)
     mine = config.threads
     floor = (best.value or 0.0) * (1 - THREADS_TIE)
+    ours = compared_windows(best)
     twins = [
         t
         for t in trials
         if usable(t)
         and t.number != best.number
-        and (t.value or 0.0) >= floor
+        and ((t.value or 0.0) >= floor or not clearly_better(ours, compared_windows(t)))
         and (other := trial_config(t)).threads is not None
         and (mine is None or other.threads < mine)
         and replace(other, threads=mine) == config

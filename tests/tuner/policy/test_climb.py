@@ -32,6 +32,7 @@ def _add(
     outside: float | None = None,
     threads: int | None = None,
     space: SearchSpace = SPACE,
+    windows: list[float] | None = None,
 ) -> None:
     """``cpu``: CPU-seconds each worker burns per second (None: not measured);
     ``outside``: cores other processes used in every window, on 2 cores (None: not read)."""
@@ -42,7 +43,7 @@ def _add(
     result = ProbeResult(
         status=status,
         samples_per_s=rate,
-        windows=[rate] * 3 if rate else [],
+        windows=windows or ([rate] * 3 if rate else []),
         applied_config=config,
         data_wait_fraction=wait,
         measured_wall_s=10.0 if cpu is not None else None,
@@ -304,11 +305,11 @@ def test_beside_a_steady_load_the_climb_goes_on_from_fewer_threads_within_noise(
     # goes on with 1 thread, which leaves the spinner's core alone.
     space = SearchSpace(max_workers=32, threads=(1, None))
 
-    def study_with(two_threads: float) -> optuna.Study:
+    def study_with(two_threads: float, windows: list[float] | None = None) -> optuna.Study:
         study = _study()
         _add(study, 0, 42.0, role="baseline", outside=1.0, space=space)
         _add(study, 8, 397.0, wait=0.3, cpu=0.1, outside=1.0, threads=1, space=space)
-        _add(study, 8, two_threads, wait=0.3, cpu=0.1, outside=1.0, space=space)
+        _add(study, 8, two_threads, wait=0.3, cpu=0.1, outside=1.0, space=space, windows=windows)
         assert climb(study, space, lambda _: None)
         return study
 
@@ -317,5 +318,7 @@ def test_beside_a_steady_load_the_climb_goes_on_from_fewer_threads_within_noise(
         return [(queued_params(t)["num_workers"], queued_params(t)["threads"]) for t in waiting]
 
     assert queued(study_with(408.0)) == [(16, 1)]
+    # Higher by far, but only in a probe whose windows spread as wide: no evidence.
+    assert queued(study_with(450.0, [185.0, 511.0, 450.0, 300.0, 480.0])) == [(16, 1)]
     # Clearly faster with torch's own threads: the climb goes on from those.
     assert queued(study_with(500.0)) == [(16, None)]
