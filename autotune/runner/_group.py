@@ -14,7 +14,7 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -108,10 +108,22 @@ class Member:
         code = self.proc.poll()
         if code is not None and code != 0:
             return True
-        if self.result_path.exists():
-            with contextlib.suppress(ValueError, OSError):
-                return json.loads(self.result_path.read_text()).get("status") in FAILED_STATUSES
-        return False
+        result = self._result()
+        return result is not None and result.get("status") in FAILED_STATUSES
+
+    def reason(self) -> str | None:
+        """The reason its result gives, once written."""
+        result = self._result()
+        reason = None if result is None else result.get("reason")
+        return reason if isinstance(reason, str) else None
+
+    def _result(self) -> dict[str, object] | None:
+        if not self.result_path.exists():
+            return None
+        with contextlib.suppress(ValueError, OSError):
+            result = json.loads(self.result_path.read_text())
+            return result if isinstance(result, dict) else None
+        return None
 
 
 @dataclass(frozen=True)
@@ -165,12 +177,16 @@ class ProcessGroup:
         *,
         fail_fast: bool = False,
         exit_grace_s: float | None = None,
+        echo: Callable[[str], bool] | None = None,
     ) -> Ending:
         """Start every member and watch them to the end; every process group is gone after.
 
         ``fail_fast``: a member that fails ends the group (ranks in lock-step would wait for
         it in a collective for ever). ``exit_grace_s``: once every member wrote its result,
-        how long their exit is waited for.
+        how long their exit is waited for. ``echo``: whether a failure's reason only echoes
+        another member's ("Connection closed by peer"); while every failure is one, the others
+        get up to ``exit_grace_s`` to record their own before they are stopped, since the
+        member that went first may not have written its error yet.
         """
         if not self.members:
             raise ValueError("a process group needs at least one member")
@@ -179,7 +195,7 @@ class ProcessGroup:
             try:
                 for member in self.members:
                     member.start(self.cmd, tree)
-                ending = self._watch(started, timeout_s, on_window, fail_fast, exit_grace_s)
+                ending = self._watch(started, timeout_s, on_window, fail_fast, exit_grace_s, echo)
                 if not self._all_done() and any(m.running for m in self.members):
                     # SIGTERM first, so the scripts' `finally` blocks run.
                     tree.terminate(TERM_GRACE_S)
@@ -200,15 +216,32 @@ class ProcessGroup:
         on_window: WindowCallback | None,
         fail_fast: bool,
         exit_grace_s: float | None,
+        echo: Callable[[str], bool] | None,
     ) -> Ending:
         all_written_at: float | None = None
+        echoed_at: float | None = None
 
         def failed() -> int | None:
             return self._first_failed() if fail_fast else None
 
+        def cause_pending() -> bool:
+            """Only echoes so far, and another member may still record the cause."""
+            nonlocal echoed_at
+            if echo is None or exit_grace_s is None:
+                return False
+            failing = [m for m in self.members if m.failed()]
+            if not all(echo(m.reason() or "") for m in failing):
+                return False
+            if not any(m.running and m not in failing for m in self.members):
+                return False
+            echoed_at = echoed_at or time.monotonic()
+            return time.monotonic() - echoed_at <= exit_grace_s
+
         def stop() -> Ending | None:
             nonlocal all_written_at
             first = failed()
+            if first is not None and cause_pending():
+                return None
             if first is not None or self._all_done():
                 return Ending(failed=first)
             if not any(m.running for m in self.members):

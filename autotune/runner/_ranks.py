@@ -257,7 +257,9 @@ def run_ranks(
     env.setdefault("OMP_NUM_THREADS", "1")  # as torchrun does for several ranks
     for r in range(world):
         group.add(tmp / f"rank{r}", config, {**env, **rank_env(r, world, port, run_id)})
-    ending = group.run(timeout_s, on_window, fail_fast=True, exit_grace_s=EXIT_GRACE_S)
+    ending = group.run(
+        timeout_s, on_window, fail_fast=True, exit_grace_s=EXIT_GRACE_S, echo=peer_lost
+    )
     results: list[ProbeResult] = []
     failed_at: list[float | None] = []
     for r, member in enumerate(group.members):

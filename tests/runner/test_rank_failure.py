@@ -74,10 +74,10 @@ def test_errors_that_say_a_peer_went_away(reason: str, lost: bool) -> None:
     assert peer_lost(reason) is lost
 
 
-def _two_ranks(*args: str) -> ProbeResult:
+def _two_ranks(*args: str, workers: int = 1) -> ProbeResult:
     mark = uuid.uuid4().hex
     target = Target(str(SCRIPTS / "rank_fails.py"), args, env={MARK_ENV: mark}, nproc_per_node=2)
-    config = TrialConfig(loader=LoaderConfig(num_workers=1), settings=FAST)
+    config = TrialConfig(loader=LoaderConfig(num_workers=workers), settings=FAST)
     result = SubprocessRunner().run(target, config, timeout_s=60)
     assert_no_orphans(mark)
     return result
@@ -97,6 +97,24 @@ def test_a_real_two_rank_probe_names_the_rank_whose_worker_failed() -> None:
     else:
         assert peer_lost(rank0.reason), rank0
         assert res.reason == f"rank 1: {OWN} (failed first); rank 0: {rank0.reason} (a consequence)"
+
+
+@pytest.mark.slow
+def test_a_rank_whose_error_is_recorded_after_its_peers_echo_is_still_named(
+    tmp_path: Path,
+) -> None:
+    # Rank 1 holds its error until rank 0, whose connection it closed, has recorded "Connection
+    # closed by peer" and exited: seen alone, that echo would end the trial and kill rank 1
+    # before it could say what went wrong (as CI once saw). The runner waits for the cause.
+    # No workers: a worker forked after init_process_group would keep the connection open.
+    args = ("--fail-rank", "1", "--destroy", "--outlive-peers", str(tmp_path))
+    res = _two_ranks(*args, workers=0)
+    assert res.status == "crashed"
+    assert res.ranks is not None and res.ranks[0].status == "crashed", res.ranks
+    echo = res.ranks[0].reason
+    assert peer_lost(echo), res.ranks[0]
+    own = "ValueError: bad sample 64 on rank 1 [the main process]"
+    assert res.reason == f"rank 1: {own} (failed first); rank 0: {echo} (a consequence)"
 
 
 @pytest.mark.slow

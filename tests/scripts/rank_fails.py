@@ -9,11 +9,15 @@ the failing rank then closes its connections before the probe records its error.
 with none, trains).
 --sample-ms M: each sample takes M ms to load, so the loader, not the all_reduce, bounds the
 step and a search has worker counts worth trying.
+--outlive-peers DIR: each rank writes its pid in DIR, and rank R, failing, waits until every
+other rank's process is gone before its error goes on, so its error is recorded after their
+"Connection closed by peer" (as when the failing rank's own teardown is slow).
 """
 
 import argparse
 import os
 import time
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
@@ -51,8 +55,11 @@ def main() -> None:
     p.add_argument("--destroy", action="store_true")
     p.add_argument("--only-in-workers", action="store_true")
     p.add_argument("--sample-ms", type=float, default=0.0)
+    p.add_argument("--outlive-peers", type=Path)
     args = p.parse_args()
     dist.init_process_group("gloo")
+    if args.outlive_peers:
+        (args.outlive_peers / f"rank{dist.get_rank()}.pid").write_text(str(os.getpid()))
     samples = Samples(
         100_000, args.fail_rank, args.fail_at, args.only_in_workers, args.sample_ms / 1000
     )
@@ -64,6 +71,21 @@ def main() -> None:
     finally:
         if args.destroy and dist.is_initialized():
             dist.destroy_process_group()
+        if args.outlive_peers and samples.fail:
+            outlive(args.outlive_peers, os.getpid())
+
+
+def outlive(directory: Path, own: int, limit_s: float = 60.0) -> None:
+    """Until every other rank's process is gone (the runner reaps them as they exit)."""
+    peers = [int(f.read_text()) for f in directory.glob("rank*.pid")]
+    deadline = time.monotonic() + limit_s
+    for pid in peers:
+        while pid != own and time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.02)
 
 
 if __name__ == "__main__":
