@@ -24,7 +24,8 @@ from tests.runner.test_lifecycle import GONE_S, wait_for, wait_gone
 # A member: forks a child that ignores SIGTERM (a DataLoader worker that outlives its
 # parent), writes its windows (and its done line), then exits or hangs. "deaf": SIGTERM
 # is noted in a file beside its config and otherwise ignored. "detach": it also starts a
-# process in a session of its own, out of the member's process group.
+# process in a session of its own, out of the member's process group. "after": it writes its
+# result ("result", "reason") only once that file exists.
 MEMBER = r"""
 import json, os, signal, subprocess, sys, time
 spec = json.loads(os.environ["MEMBER_SPEC"])
@@ -38,8 +39,11 @@ subprocess.Popen([sys.executable, "-c",
 if spec.get("detach"):
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"],
         start_new_session=True)
+while spec.get("after") and not os.path.exists(spec["after"]):
+    time.sleep(0.01)
 if "result" in spec:
-    open(config["result_path"], "w").write(json.dumps({"status": spec["result"]}))
+    result = {"status": spec["result"], "reason": spec.get("reason", "")}
+    open(config["result_path"], "w").write(json.dumps(result))
 with open(config["progress_path"], "a") as fh:
     for i, rate in enumerate(spec.get("windows", [])):
         fh.write(json.dumps({"window": i, "samples_per_s": rate}) + "\n")
@@ -130,6 +134,37 @@ def test_fail_fast_ends_the_group_when_one_member_fails(
     ending = group.run(60, fail_fast=True)
     assert ending.failed == 1 and not ending.timed_out
     assert group.members[0].proc.returncode == -signal.SIGTERM
+    assert_no_orphans(mark)
+
+
+ECHO = {"result": "crashed", "reason": "RuntimeError: [pair.cc:553] Connection closed by peer"}
+
+
+def _echo(reason: str) -> bool:
+    return "closed by peer" in reason
+
+
+def test_an_echoed_failure_waits_for_the_member_that_caused_it(tmp_path: Path) -> None:
+    mark = uuid.uuid4().hex
+    # Member 1 records its own error only after member 0 recorded the echo of it: killed at
+    # the echo, it could never say what went wrong.
+    cause = {"result": "crashed", "reason": "ValueError: bad sample", "exit": 1}
+    cause["after"] = str(tmp_path / "m0" / "result.json")
+    group = _group(tmp_path, mark, ECHO, cause)
+    ending = group.run(120, fail_fast=True, exit_grace_s=60, echo=_echo)
+    assert ending.failed == 0 and not ending.timed_out
+    own = json.loads(group.members[1].result_path.read_text())
+    assert own["reason"] == "ValueError: bad sample"
+    assert_no_orphans(mark)
+
+
+def test_an_echo_whose_cause_never_comes_ends_the_group_after_the_grace(tmp_path: Path) -> None:
+    mark = uuid.uuid4().hex
+    group = _group(tmp_path, mark, ECHO, {})  # member 1 runs on, recording nothing
+    ending = group.run(60, fail_fast=True, exit_grace_s=0.5, echo=_echo)
+    assert ending.failed == 0 and not ending.timed_out and ending.wall_s >= 0.5
+    assert group.members[1].proc.returncode == -signal.SIGTERM
+    assert not group.members[1].result_path.exists()
     assert_no_orphans(mark)
 
 
