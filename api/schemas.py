@@ -154,6 +154,17 @@ class StudyDetail(StudyItem):
     verdict: str | None = Field(
         None, description="A judgement instead of a search, e.g. a script too short to tune."
     )
+    choice: str | None = Field(
+        None,
+        description="Why the recommendation is not the fastest config measured: a cheaper one "
+        "reaches it within noise (the knee), or nothing was clearly faster than the script as "
+        "written, whose settings then stay.",
+    )
+    cores: str | None = Field(
+        None,
+        description="The cores the job had, where its CPU set (taskset, SLURM) or CPU quota "
+        "(cgroup cpu.max, Kubernetes limits) gave it fewer than the node's.",
+    )
     measured_loader: MeasuredLoader | None = Field(
         None,
         description="The loader measured: its type, dataset type, batch size, framework "

@@ -165,6 +165,11 @@ class Answer:
     # Set when the answer is a judgement rather than a search (a script too short to tune).
     verdict: str | None = None
     stop_reason: str | None = None
+    # Why the recommendation is not the fastest config measured: a cheaper one reaches it
+    # (the knee), or nothing was clearly faster than the script as written.
+    choice: str | None = None
+    # The cores the job had (its CPU set and quota), where fewer than the node's.
+    cores: str | None = None
     trials: Counts = field(default_factory=Counts)
     probe_seconds: float = 0.0
     failures: list[Failure] = field(default_factory=list)

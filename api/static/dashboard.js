@@ -106,6 +106,8 @@ const autotune = (() => {
         ${num(rec.samples_per_s)} samples/s${ci} vs ${num(study.baseline_samples_per_s)}
         ${ceilingHtml(study)}.</p>
       ${study.verdict ? `<p id="verdict"><b>Verdict:</b> ${esc(study.verdict)}</p>` : ""}
+      ${study.choice ? `<p id="choice"><b>Choice:</b> ${esc(study.choice)}</p>` : ""}
+      ${study.cores ? `<p id="cores"><b>Cores:</b> ${esc(study.cores)}</p>` : ""}
       ${study.epoch ? epochHtml(study) : othersHtml(study)}
       ${interferenceHtml(study)}
       ${missingCeilingsHtml(study)}

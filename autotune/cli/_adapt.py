@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING
 from autotune.cli._common import err, fail, host_budget, literal, say, storage
 from autotune.cli._probe import ProgressReporter, describe_config
 from autotune.contract import LoaderConfig, ProbeSettings, adapt_rank_dir
-from autotune.hardware import fingerprint
+from autotune.hardware import fingerprint, job_cores
 from autotune.runner import LiveRun, Target
 
 if TYPE_CHECKING:
@@ -86,7 +85,7 @@ def run_adapting(
             soft_wrap=True,
             highlight=False,
         )
-        cores = max(1, (os.cpu_count() or 1) // ranks)  # a rank's share, as in probes
+        cores = max(1, job_cores().usable // ranks)  # a rank's share, as in probes
         options = TunerOptions(trials=segments, max_workers=max_workers, settings=settings)
         # The evaluation passes are tuned on their own, beside the training loader's search
         # and after it, until the training ends.

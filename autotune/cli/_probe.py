@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +24,7 @@ from autotune.cli._common import (
 )
 from autotune.cli._render import render_summary
 from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
-from autotune.hardware import fingerprint, outside_cores_now
+from autotune.hardware import fingerprint, job_cores, outside_cores_now
 from autotune.runner import SubprocessRunner, Target
 
 if TYPE_CHECKING:
@@ -128,7 +127,7 @@ def local_tuner(
         target,
         SubprocessRunner(),
         options,
-        cpu_count=max(1, (os.cpu_count() or 1) // target.nproc_per_node),
+        cpu_count=max(1, job_cores().usable // target.nproc_per_node),
         cuda=torch.cuda.is_available(),
         reporter=reporter,
         after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),

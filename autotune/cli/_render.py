@@ -100,6 +100,10 @@ def render_summary(console: Console, answer: Answer) -> None:
         lines.append(
             say(("no speedup stated:", "yellow"), " ", literal(interference["comparison"]))
         )
+    if summary.get("choice"):
+        lines.append(say("choice: ", literal(summary["choice"])))
+    if summary.get("cores"):
+        lines.append(say("cores: ", literal(summary["cores"])))
     if summary.get("stop_reason"):
         lines.append(say("stopped: ", literal(summary["stop_reason"])))
     counts = summary["trials"]

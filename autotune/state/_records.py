@@ -92,6 +92,9 @@ class Confirmation:
     # Why no speedup could be stated (the load would not hold still between the runs
     # compared): the script as written is then the answer.
     incomparable: str | None = None
+    # Why the winner is not the fastest measured: a cheaper config reaches it (the knee), or
+    # nothing was clearly faster than the script as written, whose settings then stay.
+    choice: str | None = None
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Confirmation:

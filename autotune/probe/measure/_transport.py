@@ -9,7 +9,6 @@ which side binds a config that is slower than both.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from time import perf_counter
@@ -18,6 +17,7 @@ from typing import Any
 from torch.utils.data import DataLoader, Dataset
 
 from autotune.contract import ProbeSettings
+from autotune.hardware import job_cores
 from autotune.probe.measure._meter import Meter
 from autotune.probe.measure._samples import count_samples
 
@@ -130,7 +130,7 @@ def measure_transport(it: Any, settings: ProbeSettings) -> TransportResult:
     samples, out.reason = _cache(it, int(size or 1))
     if out.reason:
         return out
-    counts = sorted({0, min(os.cpu_count() or 1, settings.transport_workers)})
+    counts = sorted({0, min(job_cores().usable, settings.transport_workers)})
     for workers in counts:
         try:
             rate = _drain(_loader(it, samples, workers), settings)

@@ -3,13 +3,13 @@ meter gives the main figures, then each phase writes its own part."""
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import replace
 from time import perf_counter
 from typing import Protocol
 
 from autotune.contract import LoaderConfig, ProbeResult, Status
+from autotune.hardware import job_cores
 from autotune.probe.loader import CopyStats, LoaderPatch
 from autotune.probe.machine import GpuSampler, TreeSampler
 from autotune.probe.session._phases import BasePhase, BatchPhase
@@ -98,7 +98,7 @@ def build_result(session: Measured, status: Status, reason: str = "") -> ProbeRe
     res.batches += session.patch.unmetered_batches
     if session.patch.time_to_first_batch_s is not None:
         res.time_to_first_batch_s = session.patch.time_to_first_batch_s
-    res.cpu_count = os.cpu_count()
+    res.cpu_count = job_cores().usable
     res.wall_s = perf_counter() - session.started
     if lead is not None and lead.meter.measured_batches and res.samples_per_s:
         res.batch_size = round(lead.meter.measured_samples / lead.meter.measured_batches)

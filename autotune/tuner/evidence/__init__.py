@@ -1,6 +1,7 @@
 """What the measurements show: noise, other processes' load, ceilings, diagnoses, the
 confirmation re-measure, and the recommendation they support."""
 
+from autotune.tuner.evidence._candidates import loader_cost
 from autotune.tuner.evidence._ceiling import (
     MAX_CEILING_GAP,
     bound_for,
@@ -31,6 +32,7 @@ from autotune.tuner.evidence._load import (
     under_load,
 )
 from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median
+from autotune.tuner.evidence._pick import KNEE_LOSS, reaches
 from autotune.tuner.evidence._recommendation import recommended_trial, summarize
 from autotune.tuner.evidence._trials import (
     best_usable,
@@ -46,6 +48,7 @@ from autotune.tuner.evidence._windows import MIN_CORES
 __all__ = [
     "CPU_BUSY",
     "INPUT_BOUND_WAIT",
+    "KNEE_LOSS",
     "MAX_CEILING_GAP",
     "MIN_CORES",
     "NOISE_FLOOR",
@@ -64,10 +67,12 @@ __all__ = [
     "frozen_from_result",
     "load_noise",
     "load_time_per_batch",
+    "loader_cost",
     "loader_cpu_per_s",
     "measure_ceiling",
     "median",
     "near_ceiling",
+    "reaches",
     "recommended_trial",
     "record_from_baseline",
     "short_script_verdict",

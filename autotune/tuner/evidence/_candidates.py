@@ -33,18 +33,16 @@ class Candidate:
         return found if found is not None and found.rates == self.windows else unread(self.windows)
 
     def cost(self) -> tuple[int, int, int, int, int]:
-        """Cheaper first: fewer workers, fewer batches held in memory, fewer streams, fewer
-        torch threads (torch's own count, None, uses every core it sees)."""
-        c = self.config
-        workers = c.num_workers or 0
-        threads = c.threads if c.threads is not None else ALL_THREADS
-        return (
-            workers,
-            workers * (c.prefetch_factor or 0),
-            c.num_streams or 0,
-            threads,
-            self.peak_rss,
-        )
+        """Cheaper first: ``loader_cost``, then less memory at the peak."""
+        return (*loader_cost(self.config), self.peak_rss)
+
+
+def loader_cost(c: LoaderConfig) -> tuple[int, int, int, int]:
+    """Cheaper first: fewer workers, fewer batches held in memory, fewer streams, fewer torch
+    threads (torch's own count, None, uses every core it sees)."""
+    workers = c.num_workers or 0
+    threads = c.threads if c.threads is not None else ALL_THREADS
+    return workers, workers * (c.prefetch_factor or 0), c.num_streams or 0, threads
 
 
 # Stands for torch's own thread count in ``Candidate.cost``: more than any count set.

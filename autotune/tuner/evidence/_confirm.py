@@ -50,7 +50,8 @@ from autotune.tuner.evidence._candidates import (
 )
 from autotune.tuner.evidence._fresh import confirm_fresh, steady_plan, unlike_plan
 from autotune.tuner.evidence._load import Load, steady_load
-from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median, relative_spread
+from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median
+from autotune.tuner.evidence._pick import KNEE_LOSS, choose, reaches
 from autotune.tuner.evidence._trials import trial_config, trial_result
 from autotune.tuner.evidence._windows import of_trial
 
@@ -91,6 +92,26 @@ def pick(candidates: list[Candidate], limit: int, margin: float = NOISE_FLOOR) -
     return chosen
 
 
+def with_knee(
+    chosen: list[Candidate], close: list[Candidate], base: Candidate | None
+) -> list[Candidate]:
+    """``chosen`` with the knee in the race: the cheapest config (other than the script as
+    written, which has its own place) that reaches the leader is the one the pick would take,
+    so a limit never leaves it out for a pricier, luckier one."""
+    knee = min(
+        (
+            c
+            for c in close
+            if (base is None or c.config != base.config) and reaches(c.windows, close[0].windows)
+        ),
+        key=Candidate.cost,
+        default=None,
+    )
+    if knee is None or knee in chosen or len(chosen) < 2:
+        return chosen
+    return [*chosen[:-1], knee]
+
+
 def confirmation_plan(
     pool: list[Candidate],
     baseline: Candidate | None,
@@ -121,7 +142,7 @@ def confirmation_plan(
         return steady_plan(measured, base, limit, margin, steady_load.text())
     pct = f"{margin:.0%}"
     if limit >= 2 and len(close) > 1:
-        chosen = close[:limit]
+        chosen = with_knee(close[:limit], close, base)
         in_round = base is not None and any(c is base or c.config == base.config for c in chosen)
         again = base is not None and not in_round and not separated(leader, base, margin)
         names = ", ".join(f"#{c.trial}" for c in chosen)
@@ -160,8 +181,8 @@ def confirmation_plan(
             False,
             f"the windows of {names} overlap within {pct} ({medians_text(chosen)}), all clearly "
             "above the baseline: a tie, "
-            f"decided without a re-measure for the cheapest within {NOISE_FLOOR:.0%} of the "
-            "fastest",
+            "decided without a re-measure for the cheapest that reaches the fastest within "
+            f"noise (at most {KNEE_LOSS:.0%} below it)",
             margin,
         )
     leader_is_base = base is not None and (leader is base or leader.config == base.config)
@@ -218,23 +239,22 @@ def confirm_plan(
             measure(runs, probe)
             if extra is not None and extra in runs:
                 runs.remove(extra)  # once is enough for the speedup's denominator
-    top = max(candidates, key=lambda c: median(c.windows))
-    tolerance = min(relative_spread(top.windows), NOISE_FLOOR)
-    eligible = [c for c in candidates if median(c.windows) >= median(top.windows) * (1 - tolerance)]
-    winner = min(eligible, key=Candidate.cost)
+    choice = choose(candidates, baseline, plan.margin)
+    winner = choice.winner
     lo, hi = ci95_median(winner.windows)
     spent = [*candidates, *([baseline] if baseline is not None else [])]
     return Confirmation(
         winner=winner.trial,
         median=median(winner.windows),
         ci95=[lo, hi],
-        fastest=top.trial,
-        baseline_median=median(baseline.windows) if baseline is not None else None,
+        fastest=choice.fastest.trial,
+        baseline_median=median(baseline.windows) if baseline and baseline.windows else None,
         probe_seconds=sum(c.probe_seconds for c in {id(c): c for c in spent}.values()),
         candidates=contenders(candidates),
         skipped=plan.skipped,
         why=plan.why,
         interval=describe_interval(winner),
+        choice=choice.why,
     )
 
 

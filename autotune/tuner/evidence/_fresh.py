@@ -22,7 +22,8 @@ from autotune.tuner.evidence._candidates import (
     measure,
 )
 from autotune.tuner.evidence._load import alike, load_of
-from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median, relative_spread
+from autotune.tuner.evidence._noise import ci95_median, median
+from autotune.tuner.evidence._pick import choose
 
 
 def unlike_plan(
@@ -131,12 +132,10 @@ def confirm_fresh(
     elif baseline is not None and base is None:
         incomparable = "the script as written produced no window when re-measured"
     winner = fastest = None
+    why: str | None = None
     if live:
-        fastest = max(live, key=lambda c: median(c.windows))
-        tolerance = min(relative_spread(fastest.windows), NOISE_FLOOR)
-        floor = median(fastest.windows) * (1 - tolerance)
-        eligible = [c for c in live if median(c.windows) >= floor]
-        winner = min(eligible, key=Candidate.cost)
+        choice = choose(live, base, plan.margin)
+        winner, fastest, why = choice.winner, choice.fastest, choice.why
         if not comparable(winner, fastest):
             incomparable = (
                 f"#{fastest.trial} was re-measured {load_of(fastest.readings()).text()}, "
@@ -169,4 +168,5 @@ def confirm_fresh(
             if incomparable is None
             else f"the load would not hold still: {incomparable}; no speedup is stated"
         ),
+        choice=why if incomparable is None else None,
     )

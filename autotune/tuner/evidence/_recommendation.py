@@ -8,10 +8,13 @@ from optuna.trial import TrialState
 from autotune import state
 from autotune.answer import Answer, Baseline, Counts, Failure, Recommended
 from autotune.contract import CEILING_GAP, MeasuredLoader
-from autotune.state import StudyState, baseline_of, counted, record_of
+from autotune.hardware import cores_text
+from autotune.state import StudyState, baseline_of, compared_windows, counted, record_of, usable
 from autotune.tuner.evidence._ceiling import bound_for, ceiling_rate, missing, transport_rate
 from autotune.tuner.evidence._epoch import epoch_answer, with_others
 from autotune.tuner.evidence._load import account
+from autotune.tuner.evidence._noise import NOISE_FLOOR
+from autotune.tuner.evidence._pick import clearly_faster
 from autotune.tuner.evidence._trials import best_usable, trial_config
 
 
@@ -26,7 +29,13 @@ def recommended_trial(
             if t.number == known.confirmation.winner:
                 return t
     if (best := best_usable(trials)) is not None:
-        return best
+        base = baseline_of(trials)
+        if base is None or best.number == base.number or not usable(base):
+            return best
+        # Unconfirmed (a live run's segments, a search cut short): the script's own settings
+        # stay unless the fastest is clearly faster than them.
+        fast, slow = compared_windows(best), compared_windows(base)
+        return best if clearly_faster(fast, slow, NOISE_FLOOR) else base
     if known.verdict:
         return baseline_of(trials)  # too short to tune: the script's own settings stand
     return None
@@ -108,6 +117,8 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         interference=interference,
         verdict=known.verdict,
         stop_reason=known.stop_reason,
+        choice=confirmation.choice if confirmation is not None else None,
+        cores=cores_text(identity.hardware),
         trials=Counts(
             complete=sum(1 for t in finished if t.state == TrialState.COMPLETE),
             failed=sum(1 for t in finished if t.state == TrialState.FAIL),

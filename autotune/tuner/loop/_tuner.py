@@ -44,6 +44,7 @@ from autotune.tuner.policy import (
     back_off,
     climb,
     diagnose_study,
+    knee_open,
     length,
     search_space,
     searched_around_best,
@@ -306,6 +307,7 @@ class Tuner:
             self.options.patience,
             bound=self._bound,
             searched_around_best=searched_around_best(self.study, self._capped(space)),
+            knee_open=knee_open(self.study),
         )
 
     def _bound(self, workers: int) -> tuple[list[float], str]:

@@ -2,7 +2,7 @@
 the stop rules."""
 
 from autotune.tuner.policy import _length as length
-from autotune.tuner.policy._climb import back_off, climb, searched_around_best
+from autotune.tuner.policy._climb import back_off, climb, knee_open, searched_around_best
 from autotune.tuner.policy._plan import (
     Machine,
     diagnose_study,
@@ -24,6 +24,7 @@ __all__ = [
     "back_off",
     "climb",
     "diagnose_study",
+    "knee_open",
     "length",
     "search_space",
     "searched_around_best",

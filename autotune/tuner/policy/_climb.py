@@ -40,7 +40,9 @@ from autotune.tuner.evidence import (
     best_usable,
     clearly_better,
     load_time_per_batch,
+    loader_cost,
     loader_cpu_per_s,
+    reaches,
     steady_load,
     trial_config,
     trial_result,
@@ -52,6 +54,10 @@ FAILURES = ("crashed", "hung", "oom", "over_memory")
 # A bracket narrower than this share of the working count is closed: one more worker would
 # add less than the noise of a probe.
 CLOSED_GAP = 0.2
+
+# The knee's bracket is closed within half again: the pick then has at most 1.5x the workers
+# the rate needs, for a probe or two, where closing it to ``CLOSED_GAP`` would cost a few more.
+KNEE_GAP = 0.5
 
 Note = Callable[[str], None]
 
@@ -112,12 +118,27 @@ def back_off(
 
 
 def _climbable_best(study: optuna.Study) -> FrozenTrial | None:
-    """The best trial so far, when it has workers to climb from (not the script as written);
-    its twin with fewer torch threads where that one is within ``THREADS_TIE`` of it."""
+    """The trial the climb goes on from, when it has workers (not the script as written): on a
+    quiet machine the cheapest that reaches the fastest (``reaches``), since the fastest by a
+    margin no probe resolves is the luckiest probe, and climbing from it wanders; beside a
+    steady load the fastest (``_gaining_under_load``). Its twin with fewer torch threads
+    where that one is within ``THREADS_TIE`` of it."""
     trials = study.get_trials(deepcopy=False)
     best = best_usable(trials)
     if best is None or role(best) == "baseline" or not trial_config(best).num_workers:
         return None
+    if steady_load(trials) is None:
+        top = compared_windows(best)
+        best = min(
+            (
+                t
+                for t in _working(study)
+                if role(t) != "baseline"
+                and trial_config(t).num_workers
+                and (t.number == best.number or reaches(compared_windows(t), top))
+            ),
+            key=lambda t: (loader_cost(trial_config(t)), t.number),
+        )
     return _fewer_threads_twin(trials, best) or best
 
 
@@ -210,7 +231,53 @@ def _steps(study: optuna.Study, space: SearchSpace, best: FrozenTrial) -> list[L
             steps.insert(1, replace(config, num_workers=further))
     if not latency_bound:
         steps = [fewer, deeper if deepen else None, more]
+    # Last, once nothing above can gain: back down to the knee.
+    steps.append(_knee_step(study, best))
     return [step for step in steps if step is not None and step != config]
+
+
+def _knee_step(study: optuna.Study, best: FrozenTrial) -> LoaderConfig | None:
+    """The next count down toward the knee: the fewest workers whose rate reaches the best's
+    (``reaches``: within noise, and within ``KNEE_LOSS``). On the best's line (its settings
+    but the worker count), the fewest measured counts that reach it and the most below them
+    that do not bracket the knee: halve while nothing below is measured, then the geometric
+    midpoint, until the bracket is closed (``KNEE_GAP``). A count that doubled past the
+    knee so steps back down, where the pick (``evidence/_pick.py``) can then take it."""
+    config = trial_config(best)
+    workers = config.num_workers or 0
+    top = compared_windows(best)
+    # The best's line, each count with whether it reaches the best; a pruned trial was cut
+    # short for running clearly below the best.
+    line: dict[int, bool] = {}
+    for t in study.get_trials(deepcopy=False):
+        pruned = t.state == TrialState.PRUNED and state.record_of(t).measured
+        if not (usable(t) or pruned):
+            continue
+        # A pruned trial keeps the settings it was asked to run: the rest are the best's.
+        other = trial_config(t).merged_over(config)
+        count = other.num_workers or 0
+        if count and replace(other, num_workers=workers) == config:
+            reached = count == workers or (not pruned and reaches(compared_windows(t), top))
+            line[count] = line.get(count, False) or reached
+    knee = min((count for count, reached in line.items() if reached), default=workers)
+    below = max((count for count in line if count < knee), default=None)
+    if below is None:
+        step = knee // 2
+    elif knee > below * (1 + KNEE_GAP):
+        step = _between(below, knee)
+    else:
+        return None
+    return replace(config, num_workers=step) if 1 <= step < knee else None
+
+
+def knee_open(study: optuna.Study) -> bool:
+    """The climb has a count below the best still to measure on its way down to the knee:
+    the search is not over, whatever patience says (no such count can be a gain)."""
+    best = _climbable_best(study)
+    if best is None:
+        return False
+    step = _knee_step(study, best)
+    return step is not None and _untried(study, step)
 
 
 def climb(study: optuna.Study, space: SearchSpace, note: Note) -> bool:

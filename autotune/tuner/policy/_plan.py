@@ -167,17 +167,22 @@ def search_space(
 
 
 def thread_choices(baseline: FrozenTrial, machine: Machine) -> tuple[int | None, ...]:
-    """torch's intra-op threads worth trying: the cores other processes left free, beside
-    torch's default (None), when the script as written was measured beside a steady load and
-    ran more threads than that; none otherwise. Each step's threads meet at barriers, so one
-    that shares a core with another process holds up all of them: beside one spinning core of
-    two, io_bound's 2-thread step ran at half the rate of a 1-thread one."""
+    """torch's intra-op threads worth trying: the cores the job has free, beside torch's
+    default (None), when the script as written ran more threads than that; none otherwise.
+    Free: the job's cores (its CPU set, less its CPU quota: torch counts the node where a
+    quota limits the job), less those another process took when the script as written was
+    measured beside a steady load. Each step's threads meet at barriers, so one that shares a
+    core with another process, or waits out a quota's throttling, holds up all of them:
+    beside one spinning core of two, io_bound's 2-thread step ran at half the rate of a
+    1-thread one."""
     result = trial_result(baseline)
     torch_threads = result.torch_threads if result is not None else None
-    load = steady_load([baseline])
-    if not torch_threads or load is None or load.cores is None:
+    if not torch_threads:
         return ()
-    free = max(1, int(machine.cpu_count / machine.ranks - load.cores / machine.ranks + 0.5))
+    free = machine.cpu_count
+    load = steady_load([baseline])
+    if load is not None and load.cores is not None:
+        free = max(1, int(machine.cpu_count / machine.ranks - load.cores / machine.ranks + 0.5))
     return (free, None) if free < torch_threads else ()
 
 

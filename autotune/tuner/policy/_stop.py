@@ -33,6 +33,7 @@ def stop_reason(
     *,
     bound: Bound | None = None,
     searched_around_best: bool = False,
+    knee_open: bool = False,
 ) -> str | None:
     """A reason to stop now, or None to go on.
 
@@ -43,6 +44,9 @@ def stop_reason(
     (or saw fail) every neighbour of the best that the measurements say could gain; the
     steps most likely to pay are spent, so the search ends without spending patience on the
     sampler's guesses (on flaky_workers and io_bound those cost a probe each and never won).
+    ``knee_open``: the climb still has a count below the best to measure on its way down to
+    the knee; no such count can be a gain, so neither patience nor the ceiling ends the
+    search before it (the recommendation is the cheapest count that reaches the best).
     """
     best: list[float] = []
     best_trial: FrozenTrial | None = None
@@ -61,6 +65,17 @@ def stop_reason(
             continue
         elif noise is None or not windows or median(windows) < median(best) * (1 - noise):
             since_gain += 1
+    if knee_open:
+        return None
+    # Against the ceiling, the fastest measured: the knee's search measured more after the
+    # best, within noise of it.
+    top = max((t for t in counted(trials) if usable(t)), key=lambda t: t.value or 0.0, default=None)
+    if (
+        top is not None
+        and best_trial is not None
+        and (top.value or 0.0) > (best_trial.value or 0.0)
+    ):
+        best, best_trial = compared_windows(top), top
     wait = wait_fraction(best_trial) if best_trial is not None else None
     # A run that still waits for data a fifth of its time is not at the ceiling, whatever
     # a noisy ceiling probe says.

@@ -31,6 +31,7 @@ KEYS = {
     "interval",
     "fresh",
     "incomparable",
+    "choice",
 }
 
 

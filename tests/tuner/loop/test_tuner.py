@@ -425,3 +425,32 @@ def test_an_outside_reason_and_a_role_for_every_searched_trial() -> None:
     assert outcome.stop_reason == "the run ended"
     assert [state.role(t) for t in study.trials] == ["baseline", "adapt", "adapt"]
     assert len(runner.calls) == 3  # no confirmation round with confirm_top=0
+
+
+@pytest.mark.parametrize("seed_workers", [None, 64])
+def test_a_rate_that_stops_growing_is_recommended_near_its_knee(seed_workers: int | None) -> None:
+    # Each worker delivers a batch per 0.1 s, the step takes 0.01 s: the rate stops growing
+    # at 10 workers. A first guess far past that (a stored answer of 64) steps back down.
+    runner = FakeRunner(load_s=0.1, compute_s=0.01)
+    seed = None if seed_workers is None else LoaderConfig(num_workers=seed_workers)
+    tuner = make(runner, trials=20, seed=seed)
+    tuner.run()
+    answer = summarize(tuner.study, "mem")
+    assert answer.recommended is not None
+    workers = answer.recommended.config["num_workers"]
+    assert 9 <= workers <= 15, [c.loader.num_workers for c in runner.calls]
+    tried = [c.loader.num_workers or 0 for c in runner.calls]
+    assert any(0 < n < workers for n in tried)  # the cheaper side was measured
+    if max(tried) > workers:
+        assert answer.choice is not None and "reaches" in answer.choice
+
+
+def test_a_model_bound_script_keeps_its_own_settings_when_nothing_is_clearly_faster() -> None:
+    # Loading costs 1% of the step: a worker can gain at most that, inside the noise.
+    runner = FakeRunner(load_s=0.0005, compute_s=0.05, noise=0.03)
+    tuner = make(runner, trials=8, ceiling=False)
+    tuner.run()
+    answer = summarize(tuner.study, "mem")
+    assert answer.recommended is not None and answer.baseline is not None
+    assert answer.recommended.trial == answer.baseline.trial
+    assert answer.speedup == 1.0

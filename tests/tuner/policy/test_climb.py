@@ -93,19 +93,22 @@ def test_a_best_that_still_waits_for_data_tries_a_deeper_prefetch_last() -> None
     assert climb(study, SPACE, notes.append)
     assert _queued_configs(study) == [(8, 8)]
     assert "prefetch_factor 8" in notes[0]
-    assert not climb(study, SPACE, notes.append)  # 8 x 8 waits: nothing new
-    # A best that is fed (little waiting) gains nothing from a deeper queue.
+    # Then, last, back down toward the knee: 4 runs clearly below 8, so between them.
+    assert climb(study, SPACE, notes.append)
+    assert _queued_configs(study) == [(8, 8), (6, 2)]
+    assert not climb(study, SPACE, notes.append)  # both wait: nothing new
+    # A best that is fed (little waiting) gains nothing from a deeper queue: only the knee.
     fed = _study()
     _add(fed, 8, 400.0, wait=0.02)
     _add(fed, 4, 300.0)
     _add(fed, 12, 380.0)
-    assert not climb(fed, SPACE, lambda _: None)
+    assert climb(fed, SPACE, lambda _: None) and _queued_configs(fed) == [(6, 2)]
     # Nor does one already at the deepest prefetch.
     deep = _study()
     _add(deep, 8, 400.0, prefetch=8, wait=0.5)
     _add(deep, 4, 300.0, prefetch=8)
     _add(deep, 12, 380.0, prefetch=8)
-    assert not climb(deep, SPACE, lambda _: None)
+    assert climb(deep, SPACE, lambda _: None) and _queued_configs(deep) == [(6, 8)]
 
 
 def test_no_climb_from_the_baseline_or_past_the_space() -> None:
@@ -114,7 +117,9 @@ def test_no_climb_from_the_baseline_or_past_the_space() -> None:
     assert not climb(study, SPACE, lambda _: None)
     _add(study, 32, 400.0)
     _add(study, 16, 300.0)
-    # 48 is outside the space: the top neighbour is clamped to 32, already tried.
+    _add(study, 23, 300.0)
+    # 48 is outside the space: the top neighbour is clamped to 32, already tried; 23 and 32
+    # bracket the knee within half again.
     assert not climb(study, SPACE, lambda _: None)
     assert _queued(study) == []
 
@@ -125,10 +130,11 @@ def test_a_latency_bound_best_only_climbs_up_then_deepens() -> None:
     _add(study, 8, 400.0, wait=0.6, cpu=0.05)  # waits for data, workers idle
     assert climb(study, SPACE, notes.append)
     assert climb(study, SPACE, notes.append)
+    assert climb(study, SPACE, notes.append)
     assert not climb(study, SPACE, notes.append)
-    # Its rate grows with the count: twice as many. Fewer could only wait longer: 4 is never
-    # tried.
-    assert _queued_configs(study) == [(16, 2), (8, 8)]
+    # Its rate grows with the count: twice as many, then a deeper queue; only then, back
+    # down toward the knee, half as many.
+    assert _queued_configs(study) == [(16, 2), (8, 8), (4, 2)]
     assert "trying 16" in notes[0] and "prefetch_factor 8" in notes[1]
     # A best whose workers are busy on the CPU may oversubscribe the cores: fewer first.
     busy = _study()
@@ -156,7 +162,8 @@ def test_under_a_failure_cap_the_climb_steps_up_but_never_past_the_middle() -> N
     narrow = _study()
     _add(narrow, 8, 400.0)
     _add(narrow, 4, 300.0)
-    state.cap_workers(narrow, 9)  # 9 < 8 * 1.2: closed
+    _add(narrow, 6, 300.0)
+    state.cap_workers(narrow, 9)  # 9 < 8 * 1.2: closed; 6 and 8 bracket the knee
     assert not climb(narrow, SPACE, lambda _: None)
 
 
@@ -207,6 +214,13 @@ def test_the_search_around_the_best_is_done_once_each_neighbour_is_measured() ->
     _run_queued(study, 300.0)
     assert climb(study, SPACE, lambda _: None)
     _run_queued(study, 380.0)
+    assert not searched_around_best(study, SPACE)  # the knee: is 8 as fast as 16?
+    assert climb(study, SPACE, lambda _: None)
+    _run_queued(study, 250.0)  # no: 8 and 16 bracket the knee, twice apart
+    assert not searched_around_best(study, SPACE)
+    assert climb(study, SPACE, lambda _: None)
+    assert _queued(study) == [11]  # their geometric midpoint
+    _run_queued(study, 330.0)  # 11 and 16: within half again, closed
     assert searched_around_best(study, SPACE)
     study.enqueue_trial({"num_workers": 20})  # a back-off's retry still waits to run
     assert not searched_around_best(study, SPACE)
@@ -232,6 +246,7 @@ def test_workers_that_never_idle_are_not_given_a_deeper_queue() -> None:
     study.add_trial(frozen_from_result(baseline, "baseline", {}, {}))
     state.cap_workers(study, 8)  # 9 crashed: no step up either
     _add(study, 8, 2450.0, wait=0.7, cpu=0.02, batch=32)  # 96 % of what 8 workers can
+    _add(study, 6, 1800.0, wait=0.7, cpu=0.02, batch=32)  # the knee's step down, measured
     assert not climb(study, SPACE, lambda _: None)
     assert searched_around_best(study, SPACE)
     idle = _study()
@@ -276,7 +291,7 @@ def test_under_a_steady_load_the_climb_goes_up_while_the_best_is_above_every_sma
     assert climb(flat, SPACE, lambda _: None) and _queued(flat) == [8]
     # Both doublings above it measured, both below it: the climb is over.
     done = _study()
-    for workers, rate in ((0, 100.0), (2, 250.0), (4, 252.0), (8, 200.0), (16, 190.0)):
+    for workers, rate in ((0, 100.0), (1, 150.0), (2, 250.0), (4, 252.0), (8, 200.0), (16, 190.0)):
         role = "baseline" if workers == 0 else "seeded"
         _add(done, workers, rate, role=role, wait=0.06, cpu=0.1, outside=1.0)
     assert searched_around_best(done, SPACE)

@@ -1,0 +1,117 @@
+"""The pick: the cheapest config that reaches the fastest, and the script as written unless
+something is clearly faster than it.
+
+Two rules, one reason. Workers are not free (each is a process with memory, start-up and
+file handles, and on real storage another concurrent request), and the user's own settings
+are not free to leave (a change with no gain is a cost). So:
+
+- **Never slower than as written.** A config other than the script's own is recommended only
+  when its median beats the script's by more than the noise of both (``clearly_faster``),
+  measured like with like; else the script's own settings stay, and the answer says why.
+- **The knee, not the peak.** Among the configs that beat the script, the cheapest whose
+  median reaches the fastest's within noise, and never further below it than ``KNEE_LOSS``
+  (``reaches``), is recommended: the fastest by a margin no probe can resolve is the
+  luckiest probe, not the better loader.
+
+The climb (``policy/_climb.py``) asks ``reaches`` too, when it steps back down from the peak to
+find the knee, so the search measures the configs this rule can then choose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from autotune.tuner.evidence._candidates import Candidate
+from autotune.tuner.evidence._noise import NOISE_FLOOR, median, relative_spread
+
+# The most of the fastest rate the pick gives up for a cheaper config, however noisy the
+# windows: beyond it a slower config is slower, whatever the noise says.
+KNEE_LOSS = 0.05
+
+
+def noise_of(*windows: Sequence[float], margin: float = NOISE_FLOOR) -> float:
+    """The relative noise of comparing these runs: the widest of their medians' intervals,
+    at least ``margin``."""
+    return max([margin, *(relative_spread(w) for w in windows if w)])
+
+
+def reaches(windows: Sequence[float], best: Sequence[float]) -> bool:
+    """``windows`` reach ``best`` within the noise of both, and within ``KNEE_LOSS``."""
+    if not windows or not best:
+        return False
+    loss = min(noise_of(windows, best), KNEE_LOSS)
+    return median(windows) >= median(best) * (1 - loss)
+
+
+def clearly_faster(fast: Sequence[float], slow: Sequence[float], margin: float) -> bool:
+    """``fast`` beats ``slow`` by more than ``margin`` and the noise of both."""
+    if not fast or not slow:
+        return bool(fast)
+    return median(fast) > median(slow) * (1 + noise_of(fast, slow, margin=margin))
+
+
+@dataclass(frozen=True)
+class Choice:
+    winner: Candidate
+    fastest: Candidate
+    # Why the winner is not the fastest (a knee, or the script as written kept); None when
+    # it is.
+    why: str | None = None
+
+
+def _name(c: Candidate) -> str:
+    return f"#{c.trial} ({c.config.num_workers or 0} workers, {median(c.windows):,.0f} samples/s)"
+
+
+def choose(
+    candidates: Sequence[Candidate], baseline: Candidate | None, margin: float = NOISE_FLOOR
+) -> Choice:
+    """The recommendation among ``candidates`` (each with windows), against ``baseline`` (the
+    script as written, which may be one of them). ``margin``: the least gain over the script
+    that counts (the noise floor, or the drift between probes when larger)."""
+    live = [c for c in candidates if c.windows]
+    if not live:
+        raise ValueError("nothing to choose from")
+    base = baseline if baseline is not None and baseline.windows else None
+    if base is not None:
+        base = next((c for c in live if c.config == base.config), base)
+    fastest = max(live, key=lambda c: median(c.windows))
+    if (
+        base is not None
+        and fastest is not base
+        and not clearly_faster(fastest.windows, base.windows, margin)
+    ):
+        gap = median(fastest.windows) / median(base.windows) - 1
+        noise = noise_of(fastest.windows, base.windows, margin=margin)
+        return Choice(
+            base,
+            fastest,
+            f"nothing measured is clearly faster than the script as written: the fastest, "
+            f"{_name(fastest)}, ran {gap:+.0%} against its {median(base.windows):,.0f} "
+            f"samples/s, within the {noise:.0%} noise of the two; its own settings stay",
+        )
+    beaten = [
+        c
+        for c in live
+        if base is None
+        or c is base
+        or c is fastest
+        or clearly_faster(c.windows, base.windows, margin)
+    ]
+    if base is not None and fastest is not base:
+        beaten = [c for c in beaten if c is not base]
+    eligible = [c for c in beaten if c is fastest or reaches(c.windows, fastest.windows)]
+    winner = min(eligible, key=Candidate.cost)
+    if winner is fastest:
+        return Choice(winner, fastest)
+    share = median(winner.windows) / median(fastest.windows)
+    fewer = (fastest.config.num_workers or 0) - (winner.config.num_workers or 0)
+    saved = f"{fewer} fewer worker processes" if fewer > 0 else "a cheaper config"
+    return Choice(
+        winner,
+        fastest,
+        f"#{winner.trial} ({winner.config.num_workers or 0} workers) reaches {share:.0%} of the "
+        f"fastest measured, {_name(fastest)}: within the noise, so {saved} "
+        "for nothing measurable",
+    )

@@ -1,0 +1,95 @@
+"""The pick: the script as written unless something is clearly faster; among what is, the
+cheapest config that reaches the fastest."""
+
+from __future__ import annotations
+
+import pytest
+
+from autotune.contract import LoaderConfig
+from autotune.tuner.evidence._candidates import Candidate
+from autotune.tuner.evidence._pick import KNEE_LOSS, choose, clearly_faster, reaches
+
+
+def cand(trial: int, workers: int | None, windows: list[float], **config: object) -> Candidate:
+    return Candidate(trial, LoaderConfig(num_workers=workers, **config), list(windows))  # type: ignore[arg-type]
+
+
+BASE = cand(0, 0, [1000, 1010, 990, 1005])
+
+
+def test_a_leader_within_noise_of_the_script_leaves_its_settings_alone() -> None:
+    leader = cand(1, 2, [1030, 1040, 1020, 1035])  # +3%: inside the noise of the two
+    choice = choose([leader], BASE)
+    assert choice.winner is BASE
+    assert choice.fastest is leader
+    assert choice.why is not None
+    assert "nothing measured is clearly faster than the script as written" in choice.why
+    assert "its own settings stay" in choice.why
+    assert "#1 (2 workers, 1,032 samples/s)" in choice.why
+
+
+def test_a_leader_clearly_faster_than_the_script_is_taken() -> None:
+    leader = cand(1, 2, [1300, 1310, 1290, 1305])
+    choice = choose([leader], BASE)
+    assert choice.winner is leader
+    assert choice.why is None
+
+
+def test_torch_threads_alone_are_no_reason_to_leave_the_script() -> None:
+    # The script's own loader with fewer torch threads is the cheaper config, but a change
+    # all the same: only a clear gain makes it the answer.
+    fewer = cand(1, 0, [995, 1000, 1004, 1008], threads=1)
+    assert choose([fewer, BASE], BASE).winner is BASE
+
+
+def test_the_cheapest_config_that_reaches_the_fastest_is_the_knee() -> None:
+    peak = cand(3, 64, [5000, 5100, 5050, 4990])
+    knee = cand(2, 16, [4880, 4900, 4940, 4960])  # 98% of the peak: within its noise
+    short = cand(1, 8, [3000, 3050, 3010, 2990])
+    choice = choose([peak, knee, short], BASE)
+    assert choice.winner is knee
+    assert choice.fastest is peak
+    assert choice.why is not None
+    assert "#2 (16 workers) reaches 98% of the fastest measured" in choice.why
+    assert "48 fewer worker processes" in choice.why
+
+
+def test_a_cheaper_config_further_below_than_the_knee_loss_is_not_the_knee() -> None:
+    # Noisy windows call 90% "within noise"; the pick still gives up at most KNEE_LOSS.
+    peak = cand(2, 74, [5515, 4100, 6300, 5600, 5400])
+    cheaper = cand(1, 37, [4668, 3500, 5900, 4700, 4600])
+    assert median_ratio(cheaper, peak) < 1 - KNEE_LOSS
+    assert choose([peak, cheaper], BASE).winner is peak
+
+
+def median_ratio(a: Candidate, b: Candidate) -> float:
+    from autotune.tuner.evidence._noise import median
+
+    return median(a.windows) / median(b.windows)
+
+
+def test_with_no_script_to_compare_the_cheapest_that_reaches_wins() -> None:
+    a, b = cand(1, 4, [1000, 1010]), cand(2, 16, [1005, 1012])
+    assert choose([a, b], None).winner is a
+
+
+def test_the_script_as_written_fastest_of_all_stays() -> None:
+    slower = cand(1, 1, [900, 905, 910, 899])
+    assert choose([slower, BASE], BASE).winner is BASE
+    assert choose([slower, BASE], BASE).why is None
+
+
+@pytest.mark.parametrize(
+    ("fast", "slow", "expected"),
+    [([1100, 1100], [1000, 1000], True), ([1020, 1020], [1000, 1000], False)],
+)
+def test_clearly_faster_is_beyond_the_margin(
+    fast: list[float], slow: list[float], expected: bool
+) -> None:
+    assert clearly_faster(fast, slow, 0.03) is expected
+
+
+def test_reaches_is_within_noise_and_never_beyond_the_knee_loss() -> None:
+    assert reaches([980, 985], [1000, 1000])
+    assert not reaches([940, 945], [1000, 1000])
+    assert not reaches([], [1000])
