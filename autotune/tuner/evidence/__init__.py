@@ -32,7 +32,7 @@ from autotune.tuner.evidence._load import (
     under_load,
 )
 from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median
-from autotune.tuner.evidence._pick import KNEE_LOSS, reaches
+from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, near, reaches
 from autotune.tuner.evidence._recommendation import recommended_trial, summarize
 from autotune.tuner.evidence._trials import (
     best_usable,
@@ -51,6 +51,7 @@ __all__ = [
     "KNEE_LOSS",
     "MAX_CEILING_GAP",
     "MIN_CORES",
+    "NEAR",
     "NOISE_FLOOR",
     "baseline_failure",
     "best_usable",
@@ -71,6 +72,7 @@ __all__ = [
     "loader_cpu_per_s",
     "measure_ceiling",
     "median",
+    "near",
     "near_ceiling",
     "reaches",
     "recommended_trial",

@@ -81,6 +81,8 @@ class Plan:
     # The runs compared were measured under different loads: re-measure each afresh (the
     # search's windows set aside), interleaved, twice.
     fresh: bool = False
+    # Interleaved rounds of a fresh re-measure, where not the default two.
+    rounds: int | None = None
 
     @property
     def skipped(self) -> bool:

@@ -51,7 +51,7 @@ from autotune.tuner.evidence._candidates import (
 from autotune.tuner.evidence._fresh import confirm_fresh, steady_plan, unlike_plan
 from autotune.tuner.evidence._load import Load, steady_load
 from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median
-from autotune.tuner.evidence._pick import KNEE_LOSS, choose, reaches
+from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, choose, near, reaches
 from autotune.tuner.evidence._trials import trial_config, trial_result
 from autotune.tuner.evidence._windows import of_trial
 
@@ -140,6 +140,9 @@ def confirmation_plan(
         return unlike
     if steady_load is not None and limit >= 1:
         return steady_plan(measured, base, limit, margin, steady_load.text())
+    knee = knee_plan(measured, leader, base, limit, margin)
+    if knee is not None:
+        return knee
     pct = f"{margin:.0%}"
     if limit >= 2 and len(close) > 1:
         chosen = with_knee(close[:limit], close, base)
@@ -213,6 +216,59 @@ def confirmation_plan(
     return Plan([leader], base, False, False, why, margin)
 
 
+def knee_plan(
+    measured: list[Candidate],
+    leader: Candidate,
+    base: Candidate | None,
+    limit: int,
+    margin: float,
+) -> Plan | None:
+    """The leader and the cheapest config ``near`` it, re-measured afresh back to back, when
+    the search's windows cannot say whether the cheaper one reaches the leader: each was
+    measured in its own probe, and probes drift apart by more than their windows show (20
+    workers read 217 samples/s, 10 read 198, where a storage limit bound both near 200).
+    Back to back, both see the same machine; the pick (``_pick.choose``) then takes the
+    cheaper where it reaches the leader. The baseline joins where the leader's gain over
+    it is in question. None where there is no such config, or it already reaches."""
+    is_base = base is not None and leader.config == base.config
+    if limit < 2 or is_base or not leader.config.num_workers:
+        return None
+    # The leader's stand-in: the cheapest config that already reaches it in the search.
+    fastest = leader
+    leader = min(
+        (
+            c
+            for c in measured
+            if (base is None or c.config != base.config) and reaches(c.windows, fastest.windows)
+        ),
+        key=Candidate.cost,
+        default=fastest,
+    )
+    cheaper = [
+        c
+        for c in measured
+        if (base is None or c.config != base.config)
+        and c.config != leader.config
+        and c.cost() < leader.cost()
+        and near(c.windows, leader.windows)
+    ]
+    knee = min(cheaper, key=Candidate.cost, default=None)
+    if knee is None or reaches(knee.windows, leader.windows):
+        return None
+    chosen = [leader, knee]
+    if base is not None and not separated(leader, base, margin):
+        chosen.append(base)
+    share = median(knee.windows) / median(leader.windows)
+    stand_in = "" if leader is fastest else f", which reaches the fastest, #{fastest.trial},"
+    why = (
+        f"#{knee.trial} ({knee.config.num_workers or 0} workers) ran {share:.0%} of "
+        f"#{leader.trial} ({leader.config.num_workers or 0} workers){stand_in} in its own probe "
+        f"({medians_text([leader, knee])}), within the {NEAR:.0%} that probes drift apart: "
+        f"{', '.join(f'#{c.trial}' for c in chosen)} re-measured afresh, back to back"
+    )
+    return Plan(chosen, base, True, False, why, margin, fresh=True, rounds=1)
+
+
 def confirm_plan(
     plan: Plan,
     probe: Callable[[Candidate], ProbeResult],
@@ -229,7 +285,7 @@ def confirm_plan(
     if not candidates:
         raise ValueError("nothing to confirm")
     if plan.fresh:
-        return confirm_fresh(plan, probe, rounds=max(2, rounds))
+        return confirm_fresh(plan, probe, rounds=plan.rounds or max(2, rounds))
     if plan.remeasure:
         runs = [*candidates]
         extra = baseline if plan.remeasure_baseline else None

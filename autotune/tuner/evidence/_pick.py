@@ -28,6 +28,10 @@ from autotune.tuner.evidence._noise import NOISE_FLOOR, median, relative_spread
 # The most of the fastest rate the pick gives up for a cheaper config, however noisy the
 # windows: beyond it a slower config is slower, whatever the noise says.
 KNEE_LOSS = 0.05
+# Within this share of the fastest, a cheaper config measured in another probe may be as fast:
+# on a shared machine one config's probes drift apart by as much (the windows of one probe
+# share its conditions and show none of it). Only an interleaved re-measure tells.
+NEAR = 0.10
 
 
 def noise_of(*windows: Sequence[float], margin: float = NOISE_FLOOR) -> float:
@@ -42,6 +46,11 @@ def reaches(windows: Sequence[float], best: Sequence[float]) -> bool:
         return False
     loss = min(noise_of(windows, best), KNEE_LOSS)
     return median(windows) >= median(best) * (1 - loss)
+
+
+def near(windows: Sequence[float], best: Sequence[float]) -> bool:
+    """``windows`` of another probe within ``NEAR`` of ``best``: may be as fast."""
+    return bool(windows and best) and median(windows) >= median(best) * (1 - NEAR)
 
 
 def clearly_faster(fast: Sequence[float], slow: Sequence[float], margin: float) -> bool:
@@ -114,4 +123,24 @@ def choose(
         f"#{winner.trial} ({winner.config.num_workers or 0} workers) reaches {share:.0%} of the "
         f"fastest measured, {_name(fastest)}: within the noise, so {saved} "
         "for nothing measurable",
+    )
+
+
+def knee_sentence(workers: int, rate: float, line: dict[int, float]) -> str | None:
+    """The knee in words: the recommended ``workers`` at ``rate`` beside the counts measured
+    on its line (its other settings, another worker count: samples/s), the next fewer and the
+    most; None where neither was measured."""
+    below = max((n for n in line if n < workers), default=None)
+    above = max((n for n in line if n > workers), default=None)
+    if not workers or rate <= 0 or (below is None and above is None):
+        return None
+    said = []
+    if below is not None:
+        said.append(f"{below} ran {line[below] / rate:.0%} of its rate")
+    if above is not None:
+        gain = line[above] / rate
+        more = "more added nothing measurable" if gain < 1 + KNEE_LOSS else "more ran faster"
+        said.append(f"{above} ran {gain:.0%} ({more})")
+    return f"the knee: {workers} workers; of the worker counts measured beside it, " + (
+        " and ".join(said)
     )

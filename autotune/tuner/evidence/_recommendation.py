@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import optuna
 from optuna.trial import TrialState
 
@@ -14,7 +16,7 @@ from autotune.tuner.evidence._ceiling import bound_for, ceiling_rate, missing, t
 from autotune.tuner.evidence._epoch import epoch_answer, with_others
 from autotune.tuner.evidence._load import account
 from autotune.tuner.evidence._noise import NOISE_FLOOR
-from autotune.tuner.evidence._pick import clearly_faster
+from autotune.tuner.evidence._pick import clearly_faster, knee_sentence
 from autotune.tuner.evidence._trials import best_usable, trial_config
 
 
@@ -39,6 +41,27 @@ def recommended_trial(
     if known.verdict:
         return baseline_of(trials)  # too short to tune: the script's own settings stand
     return None
+
+
+def _knee(
+    trials: list[optuna.trial.FrozenTrial],
+    best: optuna.trial.FrozenTrial | None,
+    rate: float | None,
+) -> str | None:
+    """The knee sentence for the recommendation, from the counts measured on its line."""
+    if best is None or not rate or state.role(best) == "baseline":
+        return None
+    config = trial_config(best)
+    workers = config.num_workers or 0
+    line: dict[int, float] = {}
+    for t in trials:
+        if not usable(t) or t.number == best.number:
+            continue
+        other = trial_config(t)
+        count = other.num_workers or 0
+        if count and t.value and replace(other, num_workers=workers) == config:
+            line[count] = max(line.get(count, 0.0), t.value)
+    return knee_sentence(workers, rate, line)
 
 
 def _measured_loader(trial: optuna.trial.FrozenTrial | None) -> MeasuredLoader | None:
@@ -117,7 +140,8 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         interference=interference,
         verdict=known.verdict,
         stop_reason=known.stop_reason,
-        choice=confirmation.choice if confirmation is not None else None,
+        choice=(confirmation.choice if confirmation is not None else None)
+        or _knee(trials, best, best_rate),
         cores=cores_text(identity.hardware),
         trials=Counts(
             complete=sum(1 for t in finished if t.state == TrialState.COMPLETE),

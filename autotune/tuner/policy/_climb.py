@@ -42,6 +42,7 @@ from autotune.tuner.evidence import (
     load_time_per_batch,
     loader_cost,
     loader_cpu_per_s,
+    near,
     reaches,
     steady_load,
     trial_config,
@@ -237,8 +238,8 @@ def _steps(study: optuna.Study, space: SearchSpace, best: FrozenTrial) -> list[L
 
 
 def _knee_step(study: optuna.Study, best: FrozenTrial) -> LoaderConfig | None:
-    """The next count down toward the knee: the fewest workers whose rate reaches the best's
-    (``reaches``: within noise, and within ``KNEE_LOSS``). On the best's line (its settings
+    """The next count down toward the knee: the fewest workers whose rate may be the best's
+    (``near``). On the best's line (its settings
     but the worker count), the fewest measured counts that reach it and the most below them
     that do not bracket the knee: halve while nothing below is measured, then the geometric
     midpoint, until the bracket is closed (``KNEE_GAP``). A count that doubled past the
@@ -246,8 +247,9 @@ def _knee_step(study: optuna.Study, best: FrozenTrial) -> LoaderConfig | None:
     config = trial_config(best)
     workers = config.num_workers or 0
     top = compared_windows(best)
-    # The best's line, each count with whether it reaches the best; a pruned trial was cut
-    # short for running clearly below the best.
+    # The best's line, each count with whether it may be as fast as the best (``near``: a
+    # probe's figure drifts from another's by more than its windows show; the pick decides
+    # between them on interleaved re-measures). A pruned trial is judged by its windows.
     line: dict[int, bool] = {}
     for t in study.get_trials(deepcopy=False):
         pruned = t.state == TrialState.PRUNED and state.record_of(t).measured
@@ -257,7 +259,7 @@ def _knee_step(study: optuna.Study, best: FrozenTrial) -> LoaderConfig | None:
         other = trial_config(t).merged_over(config)
         count = other.num_workers or 0
         if count and replace(other, num_workers=workers) == config:
-            reached = count == workers or (not pruned and reaches(compared_windows(t), top))
+            reached = count == workers or near(compared_windows(t), top)
             line[count] = line.get(count, False) or reached
     knee = min((count for count, reached in line.items() if reached), default=workers)
     below = max((count for count in line if count < knee), default=None)

@@ -6,7 +6,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.state import compared_windows
-from autotune.tuner.evidence import NOISE_FLOOR, load_noise, steady_load
+from autotune.tuner.evidence import NEAR, NOISE_FLOOR, load_noise, steady_load
 
 # One window far below the best is enough: a config at two thirds of the best is not one
 # noisy window away from winning, and its remaining windows cost as much as a good one's.
@@ -48,16 +48,21 @@ class WindowPruner(optuna.pruners.BasePruner):
         values = list(trial.intermediate_values.values())
         if not values:
             return False
-        best_low = None
+        best_low, best_workers = None, 0
         trials = study.get_trials(deepcopy=False)
         for t in trials:
             if t.state != TrialState.COMPLETE or not t.intermediate_values:
                 continue
             low = min(compared_windows(t))
-            best_low = low if best_low is None else max(best_low, low)
+            if best_low is None or low > best_low:
+                best_low, best_workers = low, int(t.params.get("num_workers") or 0)
         if best_low is None:
             return False
         margin = self.margin if len(values) >= self.min_windows else self.first_margin
+        if 0 < int(trial.params.get("num_workers") or 0) < best_workers:
+            # Fewer workers than the best, and near it: a knee the pick may take, whose
+            # windows confirmation needs whole (``NEAR``: probes drift by as much).
+            margin = max(margin, NEAR)
         if steady_load(trials) is not None:
             if len(values) < self.min_windows:
                 return False

@@ -93,13 +93,22 @@ def test_close_contenders_far_above_the_baseline_are_a_tie_decided_by_cost() -> 
     assert result.baseline_median == pytest.approx(207.5)
 
 
-def test_a_tie_too_far_apart_for_cost_goes_to_the_fastest() -> None:
+@pytest.mark.parametrize(("cheaper", "winner"), [([3960, 3990, 3970], 1), ([3500, 3550, 3520], 2)])
+def test_a_cheaper_config_near_the_leader_is_re_measured_back_to_back(
+    cheaper: list[float], winner: int
+) -> None:
     base = cand(0, -1, [200, 210])
-    # Windows overlap (a tie for the plan), but trial 1's median is 5% behind.
+    # Trial 1's median is 5% behind in its own probe: within the drift between probes, so
+    # whether it reaches the leader is for a back-to-back re-measure to say.
     pool = [base, cand(1, 8, [3700, 3800, 3990, 3750]), cand(2, 32, [3900, 4000, 3950, 4020])]
     plan = confirmation_plan(pool, base, 2)
-    assert plan.skipped and len(plan.candidates) == 2
-    assert confirm_plan(plan, Recorder({})).winner == 2
+    assert plan.fresh and [c.trial for c in plan.candidates] == [2, 1]
+    assert "re-measured afresh, back to back" in plan.why
+    probe = Recorder({2: [3950, 3980, 3990], 1: cheaper})
+    result = confirm_plan(plan, probe)
+    assert probe.calls == [2, 1]  # one round: both on the same machine
+    assert result.winner == winner
+    assert result.baseline_median == pytest.approx(205)
 
 
 def test_a_winner_near_the_baseline_re_measures_the_baseline() -> None:
@@ -149,12 +158,13 @@ def test_a_drift_seen_between_repeat_probes_widens_the_margin() -> None:
     base = cand(0, -1, [200, 210])
     pool = [
         base,
-        cand(1, 8, [3600, 3620, 3610, 3630]),
+        cand(1, 8, [3480, 3500, 3510, 3550]),
         cand(2, 32, [3900, 3920, 3910, 3930]),
         cand(3, 32, [3400, 3420, 3410, 3430]),
     ]
     assert drift_between_probes(pool) == pytest.approx(3915 / 3415 - 1)
-    # With the drift, trials 2 and 1 are a tie; without it, trial 2 wins outright.
+    # With the drift, trials 2 and 1 are a tie; without it, trial 2 wins outright (trial 1
+    # is 10.5% behind: beyond what probes drift apart, ``NEAR``).
     assert [c.trial for c in confirmation_plan(pool, base, 2).candidates] == [2, 1]
     assert [c.trial for c in confirmation_plan(pool[:3], base, 2).candidates] == [2]
     assert len(confirmation_plan(pool[:3], base, 2, drift=0.1).candidates) == 2
