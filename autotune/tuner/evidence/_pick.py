@@ -139,7 +139,7 @@ def knee_sentence(workers: int, rate: float, line: dict[int, float]) -> str | No
         said.append(f"{below} ran {line[below] / rate:.0%} of its rate")
     if above is not None:
         gain = line[above] / rate
-        more = "more added nothing measurable" if gain < 1 + KNEE_LOSS else "more ran faster"
+        more = "more added nothing measurable" if gain < 1 + NEAR else "more ran faster"
         said.append(f"{above} ran {gain:.0%} ({more})")
     return f"the knee: {workers} workers; of the worker counts measured beside it, " + (
         " and ".join(said)

@@ -11,7 +11,15 @@ from autotune import state
 from autotune.answer import Answer, Baseline, Counts, Failure, Recommended
 from autotune.contract import CEILING_GAP, MeasuredLoader
 from autotune.hardware import cores_text
-from autotune.state import StudyState, baseline_of, compared_windows, counted, record_of, usable
+from autotune.state import (
+    Confirmation,
+    StudyState,
+    baseline_of,
+    compared_windows,
+    counted,
+    record_of,
+    usable,
+)
 from autotune.tuner.evidence._ceiling import bound_for, ceiling_rate, missing, transport_rate
 from autotune.tuner.evidence._epoch import epoch_answer, with_others
 from autotune.tuner.evidence._load import account
@@ -47,20 +55,25 @@ def _knee(
     trials: list[optuna.trial.FrozenTrial],
     best: optuna.trial.FrozenTrial | None,
     rate: float | None,
+    confirmation: Confirmation | None,
 ) -> str | None:
-    """The knee sentence for the recommendation, from the counts measured on its line."""
+    """The knee sentence for the recommendation, from the counts measured on its line: by
+    their re-measures where confirmation ran them beside the recommendation (those were
+    measured like with like), else by their search figures."""
     if best is None or not rate or state.role(best) == "baseline":
         return None
     config = trial_config(best)
     workers = config.num_workers or 0
+    again = {c.trial: c.median for c in (confirmation.candidates if confirmation else [])}
     line: dict[int, float] = {}
     for t in trials:
         if not usable(t) or t.number == best.number:
             continue
         other = trial_config(t)
         count = other.num_workers or 0
-        if count and t.value and replace(other, num_workers=workers) == config:
-            line[count] = max(line.get(count, 0.0), t.value)
+        value = again.get(t.number) or t.value
+        if count and value and replace(other, num_workers=workers) == config:
+            line[count] = max(line.get(count, 0.0), value)
     return knee_sentence(workers, rate, line)
 
 
@@ -141,7 +154,7 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         verdict=known.verdict,
         stop_reason=known.stop_reason,
         choice=(confirmation.choice if confirmation is not None else None)
-        or _knee(trials, best, best_rate),
+        or _knee(trials, best, best_rate, confirmation),
         cores=cores_text(identity.hardware),
         trials=Counts(
             complete=sum(1 for t in finished if t.state == TrialState.COMPLETE),

@@ -193,6 +193,15 @@ def _gaining_under_load(study: optuna.Study, best: FrozenTrial) -> bool:
 
 def _steps(study: optuna.Study, space: SearchSpace, best: FrozenTrial) -> list[LoaderConfig]:
     """The best trial's neighbours, in the order worth trying (the module's docstring)."""
+    fastest = best_usable(study.get_trials(deepcopy=False))
+    twin = fastest is not None and replace(
+        trial_config(fastest), threads=trial_config(best).threads
+    )
+    if fastest is not None and fastest.number != best.number and twin != trial_config(best):
+        # A cheaper config that reaches the fastest stands in for it: more workers or a
+        # deeper queue were measured at the fastest already and added nothing measurable,
+        # so only the way down to the knee is left.
+        return [step for step in [_knee_step(study, best)] if step is not None]
     config = trial_config(best)
     workers = config.num_workers or 0
     result = trial_result(best)
