@@ -131,7 +131,7 @@ def test_a_process_under_taskset_counts_its_cpu_set_not_the_node() -> None:
     assert "a CPU set of 1" in str(seen["text"])
 
 
-def _cpu_cgroup_root() -> Path | None:
+def cpu_cgroup_root() -> Path | None:
     """Where a child cgroup with a CPU quota can be made (root, v1 cpu or v2), or None."""
     for line in Path("/proc/self/mountinfo").read_text().splitlines():
         head, _, tail = line.partition(" - ")
@@ -154,7 +154,7 @@ def _cpu_cgroup_root() -> Path | None:
 
 @pytest.fixture
 def one_core_cgroup() -> Iterator[Path]:
-    mount = _cpu_cgroup_root()
+    mount = cpu_cgroup_root()
     if mount is None or not os.access(mount, os.W_OK):
         pytest.skip("no writable cgroup with the cpu controller here (needs root)")
     group = mount / f"autotune-test-{os.getpid()}"

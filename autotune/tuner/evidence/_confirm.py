@@ -250,11 +250,11 @@ def knee_plan(
         if (base is None or c.config != base.config)
         and c.config != leader.config
         and c.cost() < leader.cost()
-        and near(c.windows, leader.windows)
+        and near(c.windows, fastest.windows)
     ]
     knee = min(cheaper, key=Candidate.cost, default=None)
-    if knee is None or reaches(knee.windows, leader.windows):
-        return None
+    if knee is None or reaches(knee.windows, fastest.windows):
+        return None  # the pick takes it on the search's windows
     chosen = [leader, knee]
     if base is not None and not separated(leader, base, margin):
         chosen.append(base)
