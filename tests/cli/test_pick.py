@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import uuid
@@ -16,15 +15,13 @@ from typing import Any
 
 import pytest
 
-from autotune.contract import LoaderConfig, ProbeSettings
-from tests.conftest import EXAMPLES, MARK_ENV, SCRIPTS, assert_no_orphans, probe
+from tests.cli.long_runs import never_slower
+from tests.conftest import EXAMPLES, MARK_ENV, SCRIPTS, assert_no_orphans
 from tests.test_hardware import cpu_cgroup_root
 
 CLI = [sys.executable, "-m", "autotune.cli", "probe"]
 MODEL = EXAMPLES / "model_bound.py"
 MODEL_ARGS = ("--epochs", "100", "--width", "512")
-# A long run: two 6 s windows after the warm-up, in a process of its own.
-LONG = ProbeSettings(window_s=6.0, windows=2, min_windows=0)
 
 
 def _answer(
@@ -51,38 +48,11 @@ def _answer(
     return data
 
 
-def _long(script: Path, args: tuple[str, ...], config: LoaderConfig) -> float:
-    result = probe(str(script), *args, loader=config, settings=LONG, timeout_s=150)
-    assert result.ok and result.samples_per_s, (result.status, result.reason)
-    return result.samples_per_s
-
-
-def _never_slower(data: dict[str, Any], script: Path, args: tuple[str, ...]) -> None:
-    """The pick is the script's own settings (speedup exactly 1), or long runs show it at
-    least 0.97 of the script as written, interleaved, and the speedup stated within 10 % of
-    theirs."""
-    rec, base = data["recommended"], data["baseline"]
-    if rec["trial"] == base["trial"]:
-        assert data["speedup"] in (None, 1.0), data
-        return
-    pick = LoaderConfig.from_dict(rec["config"])
-    mine: list[float] = []
-    written: list[float] = []
-    for _ in range(2):  # interleaved: drift on a shared machine hits both alike
-        written.append(_long(script, args, LoaderConfig()))
-        mine.append(_long(script, args, pick))
-    ratio = statistics.median(mine) / statistics.median(written)
-    said = (data["_log"], rec, mine, written)
-    assert ratio >= 0.97, said
-    if data["speedup"] is not None:
-        assert abs(data["speedup"] - ratio) <= 0.10 * ratio, said
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_model_bound_script_gets_its_own_settings_or_one_as_fast(db_url: str) -> None:
     data = _answer(MODEL, MODEL_ARGS, db_url, "--trials", "4", "--window", "0.4")
-    _never_slower(data, MODEL, MODEL_ARGS)
+    never_slower(data, MODEL, MODEL_ARGS)
 
 
 @contextmanager
@@ -106,7 +76,7 @@ def test_under_taskset_on_one_core_the_answer_counts_that_core_and_is_as_fast(
         data = _answer(MODEL, MODEL_ARGS, db_url, "--trials", "4", "--window", "0.4")
         assert data["hardware"]["cpu_count"] == 1, data["hardware"]
         assert "1 of the node's" in data["cores"] and "a CPU set of 1" in data["cores"], data
-        _never_slower(data, MODEL, MODEL_ARGS)
+        never_slower(data, MODEL, MODEL_ARGS)
 
 
 @contextmanager
@@ -153,7 +123,7 @@ def test_in_a_one_core_cpu_quota_the_answer_counts_the_quota_and_is_as_fast(
         data = _answer(MODEL, MODEL_ARGS, db_url, "--trials", "4", "--window", "0.4")
         assert data["hardware"]["cpu_count"] == 1, data["hardware"]
         assert "a CPU quota of 1 core" in data["cores"], data
-        _never_slower(data, MODEL, MODEL_ARGS)
+        never_slower(data, MODEL, MODEL_ARGS)
 
 
 @pytest.mark.slow
