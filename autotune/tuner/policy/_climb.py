@@ -8,9 +8,12 @@
   best first tries half its count (a plateau, or workers oversubscribing the cores: the
   cheaper one is then recommended), then, if it still waits for data, the deeper queue
   (which smooths a bursty delivery by workers that share too few cores), then half again as
-  many. The sampler proposes what the queue does not hold; the stop rule decides when to
-  stop, and once every neighbour of the best is measured (``searched_around_best``) the
-  search is over. Under another process's steady load a climbing best also counts four
+  many. Last, once nothing above can gain, it steps back down to the knee (``_knee_step``):
+  the fewest workers that may be as fast. The climb goes on from the cheapest config that
+  reaches the fastest, not from the fastest itself (the luckiest probe), and such a cheaper
+  stand-in only steps down. The sampler proposes what the queue does not hold; the stop
+  rule decides when to stop, and once every neighbour of the best is measured
+  (``searched_around_best``) the search is over. Under another process's steady load a climbing best also counts four
   times its workers as a neighbour: there one probe can read twice the next, so one step
   down is not yet the end of the climb.
 - Back off: worker counts fail for reasons that grow with the count (open files, memory,
@@ -248,11 +251,11 @@ def _steps(study: optuna.Study, space: SearchSpace, best: FrozenTrial) -> list[L
 
 def _knee_step(study: optuna.Study, best: FrozenTrial) -> LoaderConfig | None:
     """The next count down toward the knee: the fewest workers whose rate may be the best's
-    (``near``). On the best's line (its settings
-    but the worker count), the fewest measured counts that reach it and the most below them
-    that do not bracket the knee: halve while nothing below is measured, then the geometric
-    midpoint, until the bracket is closed (``KNEE_GAP``). A count that doubled past the
-    knee so steps back down, where the pick (``evidence/_pick.py``) can then take it."""
+    (``near``). On the best's line (its settings but the worker count), the fewest measured
+    count that may be as fast and the most below it that is not bracket the knee: halve while
+    nothing below is measured, then the geometric midpoint, until the bracket is closed
+    (``KNEE_GAP``). A count that doubled past the knee so steps back down, where the pick
+    (``evidence/_pick.py``) can then take it."""
     config = trial_config(best)
     workers = config.num_workers or 0
     top = compared_windows(best)
