@@ -22,6 +22,13 @@ def test_count_samples_nested() -> None:
     assert count_samples((torch.zeros(7, 2), torch.zeros(7))) == 7
     assert count_samples({"x": [torch.zeros(3, 1)], "y": torch.zeros(3)}) == 3
     assert count_samples([1, 2, 3, 4]) == 4
+    # A text collate: a flat token tensor first, beside its offsets and labels.
+    tokens = ((torch.zeros(35_000, dtype=torch.long), torch.zeros(64)), torch.zeros(64))
+    assert count_samples(tokens) == 64
+    assert count_samples({"input_ids": torch.zeros(8, 128), "labels": torch.zeros(8)}) == 8
+    assert count_samples((torch.zeros(16, 3), ["a caption"] * 16)) == 16
+    # Nothing shared: the first leaf says it.
+    assert count_samples((torch.zeros(12, 3), torch.zeros(10))) == 12
 
 
 def test_windows_close_after_warmup(monkeypatch) -> None:  # type: ignore[no-untyped-def]
