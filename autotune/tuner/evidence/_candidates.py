@@ -32,6 +32,12 @@ class Candidate:
         found = self.interference
         return found if found is not None and found.rates == self.windows else unread(self.windows)
 
+    def probes(self) -> list[list[float]]:
+        """``windows`` probe by probe: the search's (where kept), then each re-measure's."""
+        again = sum(len(e) for e in self.extra)
+        first = self.windows[: len(self.windows) - again]
+        return [p for p in [first, *self.extra] if p]
+
     def cost(self) -> tuple[int, int, int, int, int]:
         """Cheaper first: ``loader_cost``, then less memory at the peak."""
         return (*loader_cost(self.config), self.peak_rss)

@@ -73,24 +73,41 @@ def _name(c: Candidate) -> str:
     return f"#{c.trial} ({c.config.num_workers or 0} workers, {median(c.windows):,.0f} samples/s)"
 
 
+def _medians(c: Candidate) -> list[float]:
+    return [median(p) for p in c.probes()] or [median(c.windows)]
+
+
+def probe_drift(cands: Sequence[Candidate]) -> float:
+    """The largest gap between two probes' medians of one config: how far the machine moved
+    between probes, which no probe's own windows show."""
+    gaps = [max(m) / min(m) - 1 for c in cands if len(m := _medians(c)) > 1 and min(m) > 0]
+    return max(gaps, default=0.0)
+
+
+def beats_as_written(c: Candidate, base: Candidate, margin: float) -> bool:
+    """Every probe of ``c`` beats every probe of the script as written by more than the
+    margin and the noise: a change is a cost, and the evidence for it must hold whichever of
+    their probes is believed."""
+    noise = noise_of(c.windows, base.windows, margin=margin)
+    return min(_medians(c)) > max(_medians(base)) * (1 + noise)
+
+
 def choose(
     candidates: Sequence[Candidate], baseline: Candidate | None, margin: float = NOISE_FLOOR
 ) -> Choice:
     """The recommendation among ``candidates`` (each with windows), against ``baseline`` (the
     script as written, which may be one of them). ``margin``: the least gain over the script
-    that counts (the noise floor, or the drift between probes when larger)."""
+    that counts (the noise floor, or the drift between probes when larger: the drift between
+    the probes of one config seen here counts too)."""
     live = [c for c in candidates if c.windows]
     if not live:
         raise ValueError("nothing to choose from")
     base = baseline if baseline is not None and baseline.windows else None
     if base is not None:
         base = next((c for c in live if c.config == base.config), base)
+    margin = max(margin, probe_drift([*live, *([base] if base is not None else [])]))
     fastest = max(live, key=lambda c: median(c.windows))
-    if (
-        base is not None
-        and fastest is not base
-        and not clearly_faster(fastest.windows, base.windows, margin)
-    ):
+    if base is not None and fastest is not base and not beats_as_written(fastest, base, margin):
         gap = median(fastest.windows) / median(base.windows) - 1
         noise = noise_of(fastest.windows, base.windows, margin=margin)
         return Choice(
@@ -98,15 +115,13 @@ def choose(
             fastest,
             f"nothing measured is clearly faster than the script as written: the fastest, "
             f"{_name(fastest)}, ran {gap:+.0%} against its {median(base.windows):,.0f} "
-            f"samples/s, within the {noise:.0%} noise of the two; its own settings stay",
+            f"samples/s, not beyond the {noise:.0%} its probes and windows vary by in every "
+            "probe of the two; its own settings stay",
         )
     beaten = [
         c
         for c in live
-        if base is None
-        or c is base
-        or c is fastest
-        or clearly_faster(c.windows, base.windows, margin)
+        if base is None or c is base or c is fastest or beats_as_written(c, base, margin)
     ]
     if base is not None and fastest is not base:
         beaten = [c for c in beaten if c is not base]

@@ -13,9 +13,9 @@
   reaches the fastest, not from the fastest itself (the luckiest probe), and such a cheaper
   stand-in only steps down. The sampler proposes what the queue does not hold; the stop
   rule decides when to stop, and once every neighbour of the best is measured
-  (``searched_around_best``) the search is over. Under another process's steady load a climbing best also counts four
-  times its workers as a neighbour: there one probe can read twice the next, so one step
-  down is not yet the end of the climb.
+  (``searched_around_best``) the search is over. Under another process's steady load a
+  climbing best also counts four times its workers as a neighbour: there one probe can read
+  twice the next, so one step down is not yet the end of the climb.
 - Back off: worker counts fail for reasons that grow with the count (open files, memory,
   processes), so failing and working counts bracket a boundary. A failure above every count
   that worked caps the range below it and queues the geometric midpoint of the bracket (the

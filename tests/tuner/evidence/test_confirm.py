@@ -238,8 +238,11 @@ def test_a_leader_that_is_fastest_and_cheapest_is_re_measured_alone_with_the_bas
     probe = Recorder({0: [2700], 1: [3010]})
     result = confirm_plan(plan, probe, rounds=2)
     assert probe.calls == [1, 0, 1]
-    assert result.winner == 1
     assert "the fastest and the cheapest" in result.why
+    # The baseline's two probes read 2,880 and 2,700: 7 % apart. #1's 4.7 % edge over its
+    # best reading is inside that: no evidence of a gain, and the script's settings stay.
+    assert result.winner == 0
+    assert result.choice is not None and "its own settings stay" in result.choice
 
 
 def test_every_number_in_a_confirmation_sentence_is_the_number_it_describes() -> None:
