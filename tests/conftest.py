@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 import uuid
@@ -84,3 +85,42 @@ def only_study_name(url: str) -> str:
         storage.remove_session()
         storage.engine.dispose()
     return summary.study_name
+
+
+def cpu_cgroup_root() -> Path | None:
+    """Where a child cgroup with a CPU quota can be made (root, v1 cpu or v2), or None."""
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        head, _, tail = line.partition(" - ")
+        fields, extra = head.split(), tail.split()
+        if len(extra) >= 3 and extra[0] == "cgroup" and "cpu" in extra[2].split(","):
+            return Path(fields[4])
+        if (
+            extra
+            and extra[0] == "cgroup2"
+            and "cpu"
+            in (
+                Path(fields[4], "cgroup.subtree_control").read_text()
+                if Path(fields[4], "cgroup.subtree_control").exists()
+                else ""
+            )
+        ):
+            return Path(fields[4])
+    return None
+
+
+@pytest.fixture
+def one_core_cgroup() -> Iterator[Path]:
+    mount = cpu_cgroup_root()
+    if mount is None or not os.access(mount, os.W_OK):
+        pytest.skip("no writable cgroup with the cpu controller here (needs root)")
+    group = mount / f"autotune-test-{os.getpid()}"
+    group.mkdir()
+    try:
+        if (group / "cpu.max").exists():
+            (group / "cpu.max").write_text("100000 100000\n")
+        else:
+            (group / "cpu.cfs_period_us").write_text("100000\n")
+            (group / "cpu.cfs_quota_us").write_text("100000\n")
+        yield group
+    finally:
+        group.rmdir()  # its only process has exited

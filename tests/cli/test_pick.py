@@ -17,7 +17,6 @@ import pytest
 
 from tests.cli.long_runs import never_slower
 from tests.conftest import EXAMPLES, MARK_ENV, SCRIPTS, assert_no_orphans
-from tests.test_hardware import cpu_cgroup_root
 
 CLI = [sys.executable, "-m", "autotune.cli", "probe"]
 MODEL = EXAMPLES / "model_bound.py"
@@ -95,31 +94,13 @@ def _in_cgroup(group: Path) -> Iterator[None]:
         (home / "cgroup.procs").write_text(str(os.getpid()))
 
 
-@pytest.fixture
-def one_core_quota() -> Iterator[Path]:
-    mount = cpu_cgroup_root()
-    if mount is None or not os.access(mount, os.W_OK):
-        pytest.skip("no writable cgroup with the cpu controller here (needs root)")
-    group = mount / f"autotune-quota-{os.getpid()}"
-    group.mkdir()
-    try:
-        if (group / "cpu.max").exists():
-            (group / "cpu.max").write_text("100000 100000\n")
-        else:
-            (group / "cpu.cfs_period_us").write_text("100000\n")
-            (group / "cpu.cfs_quota_us").write_text("100000\n")
-        yield group
-    finally:
-        group.rmdir()
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a quota below the node needs two cores")
 def test_in_a_one_core_cpu_quota_the_answer_counts_the_quota_and_is_as_fast(
-    db_url: str, one_core_quota: Path
+    db_url: str, one_core_cgroup: Path
 ) -> None:
-    with _in_cgroup(one_core_quota):
+    with _in_cgroup(one_core_cgroup):
         data = _answer(MODEL, MODEL_ARGS, db_url, "--trials", "4", "--window", "0.4")
         assert data["hardware"]["cpu_count"] == 1, data["hardware"]
         assert "a CPU quota of 1 core" in data["cores"], data
