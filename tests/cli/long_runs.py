@@ -20,10 +20,13 @@ def _long(script: Path, args: tuple[str, ...], config: LoaderConfig) -> float:
     return result.samples_per_s
 
 
-def never_slower(data: dict[str, Any], script: Path, args: tuple[str, ...]) -> None:
+def never_slower(
+    data: dict[str, Any], script: Path, args: tuple[str, ...], stated: float | None = 0.10
+) -> None:
     """The pick is the script's own settings (speedup exactly 1), or long runs show it at
-    least 0.97 of the script as written, interleaved, and the speedup stated within 10 % of
-    theirs."""
+    least 0.97 of the script as written, interleaved, and the speedup stated within
+    ``stated`` of theirs (None: not judged; a CPU quota throttles in bursts, and one probe's
+    figure there is no long run's)."""
     rec, base = data["recommended"], data["baseline"]
     if rec["trial"] == base["trial"]:
         assert data["speedup"] in (None, 1.0), data
@@ -42,5 +45,5 @@ def never_slower(data: dict[str, Any], script: Path, args: tuple[str, ...]) -> N
             break
     said = (data["_log"], rec, mine, written)
     assert ratio >= 0.97, said
-    if data["speedup"] is not None:
-        assert abs(data["speedup"] - ratio) <= 0.10 * ratio, said
+    if data["speedup"] is not None and stated is not None:
+        assert abs(data["speedup"] - ratio) <= stated * ratio, said
