@@ -183,9 +183,9 @@ def confirmation_plan(
             False,
             False,
             f"the windows of {names} overlap within {pct} ({medians_text(chosen)}), all clearly "
-            "above the baseline: a tie, "
-            "decided without a re-measure for the cheapest that reaches the fastest within "
-            f"noise (at most {KNEE_LOSS:.0%} below it)",
+            "above the baseline: no re-measure (it would only split them); the pick is the "
+            f"cheapest that reaches the fastest within noise (at most {KNEE_LOSS:.0%} below it), "
+            "else the fastest",
             margin,
         )
     leader_is_base = base is not None and (leader is base or leader.config == base.config)
