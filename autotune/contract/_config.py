@@ -203,14 +203,11 @@ class ProbeSettings:
         return cls(**{**raw, "leader": tuple(leader) if leader else None})
 
     def for_ceiling(self) -> ProbeSettings:
-        """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``: half
-        windows, three at most (a baseline's compute ceiling took 6-10 s of its 16-22 s)."""
-        return dataclasses.replace(
-            self,
-            settled_spread=max(self.settled_spread, CEILING_GAP),
-            window_s=self.window_s / 2,
-            windows=min(self.windows, 3),
-        )
+        """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``.
+        Not shorter windows: half windows read model_bound's compute ceiling low enough that
+        its baseline looked at the ceiling, and the search ended before the 1 worker that
+        runs 10% faster (docs/benchmarks.md, time to an answer)."""
+        return dataclasses.replace(self, settled_spread=max(self.settled_spread, CEILING_GAP))
 
     def enough(self, windows: Sequence[float]) -> bool:
         """Whether a probe with these windows is done measuring."""

@@ -39,7 +39,7 @@ def test_baseline_mode_measures_the_script_then_both_ceilings() -> None:
     assert seen == res.windows
     # The compute ceiling: replayed batches, no data cost, far faster than loading them.
     assert res.ceiling_status == "ok"
-    assert len(res.ceiling_windows) == FAST.for_ceiling().windows
+    assert len(res.ceiling_windows) == FAST.windows
     assert res.ceiling_samples_per_s and res.ceiling_samples_per_s > 2 * res.samples_per_s
     # The transport ceiling, as mode "ceiling" measures it.
     assert res.transport_reason == "" and res.transport_by_workers

@@ -228,7 +228,7 @@ class ComputeCeilingPhase(BatchPhase):
         self._host = host
         self._lead = lead
         self._cached = settings.ceiling_cache_batches
-        self._windows = settings.for_ceiling().windows
+        self._windows = settings.windows
         # Its warm-up must also outlast the loading of the batches it replays.
         self.meter = host.meter(
             settings.for_ceiling(), lead=lead, extra_warmup_batches=self._cached

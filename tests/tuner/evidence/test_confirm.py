@@ -84,7 +84,7 @@ def test_close_contenders_far_above_the_baseline_are_a_tie_decided_by_cost() -> 
     assert probe.calls == []
     assert result.skipped is True
     assert result.probe_seconds == 0.0
-    assert "a tie" in result.why
+    assert "no re-measure (it would only split them)" in result.why
     # Within noise of each other: the cheaper config (8 workers) wins, on its own windows.
     assert result.winner == 1
     assert result.fastest == 2
