@@ -15,7 +15,6 @@ from autotune.contract import (
     ProbeResult,
     ProbeSettings,
     RankFigures,
-    TrialConfig,
 )
 
 
@@ -45,43 +44,6 @@ def test_a_ceiling_settles_at_the_precision_it_is_used_to() -> None:
     assert settings.for_ceiling().enough([100.0, 108.0])  # within CEILING_GAP
     assert not settings.for_ceiling().enough([100.0, 115.0])
     assert settings.for_ceiling().settled_spread == CEILING_GAP
-
-
-LEADER = (1000.0, 1050.0, 1100.0)  # the leader's lowest, median and highest window
-
-
-@pytest.mark.parametrize(
-    ("windows", "done"),
-    [
-        ([1200.0, 1400.0], True),  # every window above the leader's highest by 3%: ahead
-        ([1200.0, 1120.0], False),  # one window within 3% of its highest: not yet ranked
-        ([600.0, 900.0], True),  # every window below its lowest by 3%: behind
-        ([900.0, 1200.0], False),  # two windows across its median: a tie needs three
-        ([900.0, 1200.0, 1000.0], True),  # three: the ranges overlap, and ranges only widen
-        ([1050.0, 1110.0, 1105.0], True),  # three within the leader's noise: tied
-        ([1110.0, 1120.0, 1125.0, 1130.0], False),  # above its top, not clearly ahead
-        ([1110.0, 1120.0, 1125.0, 1130.0, 1128.0], True),  # every window measured
-    ],
-)
-def test_a_search_probe_stops_once_it_ranks_against_the_leader(
-    windows: list[float], done: bool
-) -> None:
-    settings = ProbeSettings(windows=5, min_windows=2, settled_spread=0.0, leader=LEADER)
-    assert settings.enough(windows) is done
-    # Without a leader (the baseline, a re-measure) the same windows measure on.
-    assert not ProbeSettings(windows=5, min_windows=2, settled_spread=0.0).enough(windows[:4])
-
-
-def test_without_min_windows_the_leader_ends_nothing_early() -> None:
-    # Under a steady load (min_windows 0) every window is measured, leader or not.
-    settings = ProbeSettings(windows=3, leader=LEADER)
-    assert not settings.enough([5000.0, 5000.0])
-
-
-def test_the_leader_travels_through_the_trial_file() -> None:
-    trial = TrialConfig(settings=ProbeSettings(leader=LEADER))
-    back = TrialConfig.from_json(trial.to_json())
-    assert back.settings.leader == LEADER and back == trial
 
 
 def test_a_result_stored_before_interference_was_read_loads_without_it() -> None:

@@ -16,11 +16,6 @@ RUNNER_PID_ENV = "AUTOTUNE_RUNNER_PID"  # the process that started the probe, it
 # The precision the tuner holds a ceiling to: a run within this share of one is at it. So a
 # ceiling's windows need agree no closer than this for its probe to stop.
 CEILING_GAP = 0.10
-# A probe ranks against the search's leader once its windows clear the leader's by this
-# (one window's noise on a quiet machine: ``tuner/evidence/_noise.py``'s floor) ...
-RANK_MARGIN = 0.03
-# ... or once this many windows hold the leader's median between them.
-TIED_WINDOWS = 3
 
 # "baseline": "measure" (the script as written), then in the same process the compute ceiling
 # (the step replaying cached batches) and the transport ceiling, reported in ceiling_* and
@@ -146,18 +141,6 @@ DATALOADER_KEYS = (
 )
 
 
-def ranked(windows: Sequence[float], leader: tuple[float, float, float]) -> bool:
-    """Whether ``windows`` already rank against the leader's (lowest, median, highest):
-    every one above its highest or below its lowest by more than ``RANK_MARGIN`` (ahead,
-    behind), or, from ``TIED_WINDOWS`` on, a range that overlaps the leader's (within its
-    noise: the pick decides such configs by cost, and confirmation re-measures its finalists
-    back to back)."""
-    low, _mid, high = leader
-    if min(windows) > high * (1 + RANK_MARGIN) or max(windows) < low * (1 - RANK_MARGIN):
-        return True
-    return len(windows) >= TIED_WINDOWS and min(windows) <= high and max(windows) >= low
-
-
 @dataclass(frozen=True)
 class ProbeSettings:
     """How long and how carefully one probe measures."""
@@ -191,22 +174,9 @@ class ProbeSettings:
     # it has (two at least), so a probe slowed by a loaded machine reports what it measured
     # instead of being killed at the trial timeout with nothing (None: no deadline).
     deadline_s: float | None = None
-    # The search's leader so far, as the (lowest, median, highest) of its windows; None for a
-    # probe that is ranked against nothing (the baseline, a ceiling, a re-measure). From
-    # ``min_windows`` windows on, a probe that can already be ranked against it stops: more
-    # windows only widen a range, so none of these verdicts can be undone by measuring on.
-    leader: tuple[float, float, float] | None = None
-
-    @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> ProbeSettings:
-        leader = raw.get("leader")
-        return cls(**{**raw, "leader": tuple(leader) if leader else None})
 
     def for_ceiling(self) -> ProbeSettings:
-        """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``.
-        Not shorter windows: half windows read model_bound's compute ceiling low enough that
-        its baseline looked at the ceiling, and the search ended before the 1 worker that
-        runs 10% faster (docs/benchmarks.md, time to an answer)."""
+        """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``."""
         return dataclasses.replace(self, settled_spread=max(self.settled_spread, CEILING_GAP))
 
     def enough(self, windows: Sequence[float]) -> bool:
@@ -217,9 +187,7 @@ class ProbeSettings:
         if not self.min_windows or n < self.min_windows:
             return False
         mid = statistics.median(windows)
-        if mid > 0 and (max(windows) - min(windows)) / mid <= self.settled_spread:
-            return True
-        return self.leader is not None and ranked(windows, self.leader)
+        return mid > 0 and (max(windows) - min(windows)) / mid <= self.settled_spread
 
 
 @dataclass(frozen=True)
@@ -248,7 +216,7 @@ class TrialConfig:
         raw = json.loads(text)
         return cls(
             loader=LoaderConfig.from_dict(raw.get("loader")),
-            settings=ProbeSettings.from_dict(raw.get("settings") or {}),
+            settings=ProbeSettings(**raw.get("settings", {})),
             mode=raw.get("mode", "measure"),
             result_path=raw.get("result_path", ""),
             progress_path=raw.get("progress_path", ""),

@@ -133,7 +133,7 @@ class SharedOptions:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> SharedOptions:
         values = known(cls, raw)
-        values["settings"] = ProbeSettings.from_dict(known(ProbeSettings, raw.get("settings")))
+        values["settings"] = ProbeSettings(**known(ProbeSettings, raw.get("settings")))
         return cls(**values)
 
 

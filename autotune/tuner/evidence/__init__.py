@@ -35,7 +35,6 @@ from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median
 from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, near, reaches
 from autotune.tuner.evidence._recommendation import recommended_trial, summarize
 from autotune.tuner.evidence._trials import (
-    against_leader,
     best_usable,
     duplicate_of,
     frozen_from_result,
@@ -54,7 +53,6 @@ __all__ = [
     "MIN_CORES",
     "NEAR",
     "NOISE_FLOOR",
-    "against_leader",
     "baseline_failure",
     "best_usable",
     "bound_for",

@@ -36,28 +36,13 @@ def ci95_median(values: Sequence[float]) -> tuple[float, float]:
     return ordered[lo_rank], ordered[n - 1 - lo_rank]
 
 
-# The expected range of n draws from one normal distribution, in standard deviations (the d2
-# constants of process control), for the window counts whose interval is their whole range.
-_RANGE_SDS = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326}
-FULL_WINDOWS = 5
-
-
 def relative_spread(values: Sequence[float]) -> float:
-    """Half the 95% interval of the median, relative to the median (at least NOISE_FLOOR).
-
-    Below ``FULL_WINDOWS`` values the interval is their range, which narrows with fewer
-    draws of the same noise: it is scaled to what five would show, so a probe that stopped
-    early (it ranked against the leader) is not read as quieter than one that measured on.
-    """
-    n = len(values)
-    if n < 2:
+    """Half the 95% interval of the median, relative to the median (at least NOISE_FLOOR)."""
+    if len(values) < 2:
         return NOISE_FLOOR
     lo, hi = ci95_median(values)
     mid = median(values)
-    if mid <= 0:
-        return NOISE_FLOOR
-    scale = _RANGE_SDS[FULL_WINDOWS] / _RANGE_SDS[n] if n < FULL_WINDOWS else 1.0
-    return max(NOISE_FLOOR, (hi - lo) / 2 / mid * scale)
+    return max(NOISE_FLOOR, (hi - lo) / 2 / mid) if mid > 0 else NOISE_FLOOR
 
 
 def clearly_better(new: Sequence[float], old: Sequence[float]) -> bool:

@@ -6,7 +6,6 @@ Confirmation re-measurements are kept on the study (``state.Confirmation``), not
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune import state
-from autotune.contract import FAILED_STATUSES, LoaderConfig, ProbeResult, ProbeSettings
+from autotune.contract import FAILED_STATUSES, LoaderConfig, ProbeResult
 from autotune.state import Role, usable
 
 
@@ -55,19 +54,6 @@ def trial_config(trial: FrozenTrial) -> LoaderConfig:
 def best_usable(trials: Iterable[FrozenTrial]) -> FrozenTrial | None:
     """The fastest trial measured in full (None before any was)."""
     return max((t for t in trials if usable(t)), key=lambda t: t.value or 0.0, default=None)
-
-
-def against_leader(trials: Sequence[FrozenTrial], settings: ProbeSettings) -> ProbeSettings:
-    """A search trial's settings: ranked against the fastest trial measured in full, by the
-    windows the search compares it by (``ProbeSettings.leader``). A probe that clears it, or
-    falls short of it, or ties it, stops there: more windows would not change what the search
-    does next. Under a steady load every window is measured anyway (``under_load``)."""
-    best = best_usable(trials)
-    windows = state.compared_windows(best) if best is not None else []
-    if not windows:
-        return settings
-    leader = (min(windows), statistics.median(windows), max(windows))
-    return replace(settings, leader=leader)
 
 
 # The loader's own settings, which a loader may keep whatever a trial asks.

@@ -15,7 +15,6 @@ from autotune.contract import LoaderConfig, Mode, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
 from autotune.state import baseline_of, counted, usable
 from autotune.tuner.evidence import (
-    against_leader,
     baseline_failure,
     bound_windows,
     ceiling_windows,
@@ -112,13 +111,10 @@ class Tuner:
         on_window: WindowCallback | None = None,
         others: LoaderConfig | None = None,
         others_iterable: bool = False,
-        ranked: bool = False,
     ) -> ProbeResult:
         # The probe sizes its warm-up and windows to fit the script's run, once known.
         settings = length.fitted(self.study, self._settings)
         settings = under_load(self._trials(), settings)
-        if ranked:  # a search trial, not the baseline, a ceiling or a re-measure
-            settings = against_leader(self._trials(), settings)
         self._fitted = settings.script_batches is not None
         trial = TrialConfig(loader=config, settings=settings, mode=mode, others=others)
         trial = replace(trial, others_iterable=others_iterable)
@@ -356,7 +352,7 @@ class Tuner:
 
         try:
             with heartbeat(self.study, trial):
-                result = self._probe(config, on_window=on_window, ranked=True)
+                result = self._probe(config, on_window=on_window)
         except KeyboardInterrupt:
             interrupted = ProbeResult(status="interrupted", reason="interrupted by Ctrl-C")
             state.write(trial, state.TrialRecord.of_result(interrupted, trial_role))

@@ -477,23 +477,3 @@ def test_threads_chosen_beside_a_load_that_then_went_are_not_the_answer() -> Non
     assert answer.recommended is not None and answer.baseline is not None
     assert answer.recommended.config["threads"] is None, answer.choice
     assert answer.speedup in (None, 1.0) or answer.speedup < 1.1, answer
-
-
-def test_search_trials_are_ranked_against_the_leader_and_nothing_else_is() -> None:
-    runner = FakeRunner(load_s=0.1, compute_s=0.01, noise=0.05)
-    tuner = make(runner, trials=6, patience=10)
-    tuner.run()
-    trials = tuner.study.trials
-    # The baseline, its ceilings and confirmation's re-measures rank against nothing.
-    assert runner.calls[0].mode == "baseline" and runner.calls[0].settings.leader is None
-    searched = [c for c in runner.calls[1:] if c.settings.leader is not None]
-    assert searched, [c.settings for c in runner.calls]
-    # The first search trial is ranked against the baseline's windows: lowest, median, top.
-    base = sorted(state.compared_windows(trials[0]))
-    first = searched[0].settings.leader
-    assert first is not None and (first[0], first[2]) == (base[0], base[-1])
-    # Far above the baseline, it stopped at min_windows: every window above its top.
-    assert len(trials[1].intermediate_values) == tuner.options.min_windows
-    # One ranked probe per search trial: ceilings and re-measures are the rest of the calls.
-    assert len(searched) == len(trials) - 1
-    assert all(c.mode == "measure" for c in searched)
