@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -33,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from under_load import compare, long_rate, search
+from under_load import compare, long_rate, run_header, search
 
 from autotune.contract import LoaderConfig
 from autotune.runner import SubprocessRunner
@@ -117,9 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     report: dict[str, Any] = {
-        "machine": f"{platform.node()} {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores",
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        **run_header(),
         "long_s": args.long_s,
         "rounds": args.rounds,
         "results": [],

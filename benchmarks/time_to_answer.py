@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -29,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from under_load import long_rate
+from under_load import long_rate, run_header
 
 from autotune.contract import LoaderConfig
 from autotune.runner import SubprocessRunner
@@ -126,9 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     report: dict[str, Any] = {
-        "machine": f"{platform.node()} {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores",
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        **run_header(),
         "before": args.before,
         "after": subprocess.run(
             ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],

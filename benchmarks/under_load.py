@@ -61,6 +61,15 @@ LONG_WINDOWS = 4
 SCRIPT_ARGS = ("--epochs", "100000")
 
 
+def run_header() -> dict[str, str]:
+    """The machine and the time a benchmark's report was measured on."""
+    return {
+        "machine": f"{platform.node()} {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+
+
 @contextmanager
 def spinner() -> Iterator[subprocess.Popen[str]]:
     """One process spinning on a core until the block ends."""
@@ -251,9 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     script_args = (*SCRIPT_ARGS, *shlex.split(args.script_args))
     grid = tuple(int(n) for n in args.grid.split(","))
     report: dict[str, Any] = {
-        "machine": f"{platform.node()} {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores",
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        **run_header(),
         "spinner": "one process spinning on a core for the whole run"
         if args.spin == "all"
         else "one process spinning on a core until the script as written was measured",
