@@ -1,5 +1,5 @@
 """The HTTP service: recommended DataLoader settings and every measurement behind them."""
 
-from api.main import create_app
+from .main import create_app
 
 __all__ = ["create_app"]

@@ -6,10 +6,11 @@ import os
 
 from fastapi import FastAPI
 
-from api import errors
-from api.routes import health, pages, recommendations, studies, trials
 from autotune import __version__
 from autotune.store import engine_for, storage_url
+
+from . import errors
+from .routes import health, pages, recommendations, studies, trials
 
 TOKEN_ENV = "AUTOTUNE_API_TOKEN"
 PREFIX = "/api/v1"

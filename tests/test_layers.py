@@ -37,13 +37,13 @@ LAYERS = {
     "autotune.tuner": 3.3,
     "autotune.store": 3,
     "autotune._recommended": 4,  # what a training script calls: reads the store or the API
-    "api": 4,
+    "autotune.api": 4,  # the HTTP service: top-level api/ of the checkout, shipped inside
     "autotune.cli": 4,
 }
 ONLY_ITSELF = frozenset({"autotune"})
 # Imports allowed against the rule, each for a reason: the CLI serves the API; the package
 # loads `recommended` only when it is asked for, so `import autotune` stays light.
-ALLOWED = frozenset({("autotune.cli", "api"), ("autotune", "autotune._recommended")})
+ALLOWED = frozenset({("autotune.cli", "autotune.api"), ("autotune", "autotune._recommended")})
 
 
 def package(module: str, layers: dict[str, float] = LAYERS) -> str | None:
@@ -58,32 +58,44 @@ def package(module: str, layers: dict[str, float] = LAYERS) -> str | None:
     return None
 
 
+# Folders of the checkout and the package each ships as (pyproject.toml's package-dir).
+SHIPPED_AS = {"autotune": "autotune", "api": "autotune.api", "migrations": "autotune.migrations"}
+
+
 def modules(root: Path) -> Iterator[tuple[str, Path]]:
-    """Every module of the checkout at ``root``: autotune/, api/ and migrations/."""
-    for top in ("autotune", "api"):
+    """Every module of the checkout at ``root``, by the name it is imported as: autotune/,
+    and api/ and migrations/ shipped inside it."""
+    for top, name in SHIPPED_AS.items():
         for path in sorted((root / top).rglob("*.py")):
-            parts = list(path.relative_to(root).with_suffix("").parts)
-            if parts[-1] == "__init__":
+            parts = list(path.relative_to(root / top).with_suffix("").parts)
+            if parts and parts[-1] == "__init__":
                 parts = parts[:-1]
-            yield ".".join(parts), path
-    for path in sorted((root / "migrations").rglob("*.py")):
-        rel = path.relative_to(root / "migrations").with_suffix("").parts
-        yield ".".join(("autotune", "migrations", *rel)).removesuffix(".__init__"), path
+            yield ".".join((name, *parts)), path
 
 
-def imports(path: Path) -> Iterator[tuple[str, int]]:
+def imports(path: Path, module: str = "") -> Iterator[tuple[str, int]]:
+    """The names ``path`` imports, relative imports read from ``module``, its own name."""
+    is_package = path.name == "__init__.py"
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, node.lineno
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = module.split(".")
+                drop = node.level - 1 if is_package else node.level
+                base = ".".join([*parts[: len(parts) - drop], *([base] if base else [])])
+            if not base:
+                continue
+            if node.module:
+                yield base, node.lineno
             for alias in node.names:  # `from autotune.store import _queries`
-                yield f"{node.module}.{alias.name}", node.lineno
+                yield f"{base}.{alias.name}", node.lineno
 
 
 def _ours(name: str) -> bool:
-    return name == "autotune" or name.startswith(("autotune.", "api.")) or name == "api"
+    return name == "autotune" or name.startswith("autotune.")
 
 
 def _module_named(name: str, known: set[str]) -> str:
@@ -119,7 +131,7 @@ def upward_imports(root: Path, layers: dict[str, float] = LAYERS) -> list[str]:
         here = package(module, layers)
         if here is None:
             continue  # unlisted() names it
-        for name, line in imports(path):
+        for name, line in imports(path, module):
             if not _ours(name):
                 continue
             target = _module_named(name, set(found))
@@ -140,7 +152,7 @@ def private_imports(root: Path, layers: dict[str, float] = LAYERS) -> list[str]:
     wrong = []
     for module, path in found.items():
         here = package(module, layers)
-        for name, line in imports(path):
+        for name, line in imports(path, module):
             if not _ours(name):
                 continue
             there = package(_module_named(name, set(found)), layers)

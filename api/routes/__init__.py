@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.schemas import ErrorBody
+from ..schemas import ErrorBody
 
 # Declared on every router so the OpenAPI document describes the errors actually sent.
 ERRORS: dict[int | str, dict[str, Any]] = {

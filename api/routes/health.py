@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.deps import ConnDep
-from api.routes import ERRORS
-from api.schemas import Health
 from autotune import __version__, store
+
+from ..deps import ConnDep
+from ..schemas import Health
+from . import ERRORS
 
 router = APIRouter(tags=["health"], responses={503: ERRORS[503]})
 

@@ -20,9 +20,10 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from api.deps import ConnDep, StudyName, TrialNumber
 from autotune import store
 from autotune._words import visible
+
+from ..deps import ConnDep, StudyName, TrialNumber
 
 _HERE = Path(__file__).resolve().parent.parent
 STATIC = _HERE / "static"

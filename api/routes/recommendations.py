@@ -6,10 +6,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from api.deps import NO_NUL, ConnDep
-from api.routes import ERRORS
-from api.schemas import Recommendation
 from autotune import store
+
+from ..deps import NO_NUL, ConnDep
+from ..schemas import Recommendation
+from . import ERRORS
 
 router = APIRouter(prefix="/recommendations", tags=["recommendations"], responses=ERRORS)
 

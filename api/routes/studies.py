@@ -7,10 +7,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response, status
 from fastapi.responses import PlainTextResponse
 
-from api.deps import NO_NUL, ConnDep, Limit, Offset, StudyName, WriteAccess, WriteConnDep
-from api.routes import ERRORS, WRITE_ERRORS
-from api.schemas import NoteIn, Recommendation, StudyDetail, StudyPage
 from autotune import store
+
+from ..deps import NO_NUL, ConnDep, Limit, Offset, StudyName, WriteAccess, WriteConnDep
+from ..schemas import NoteIn, Recommendation, StudyDetail, StudyPage
+from . import ERRORS, WRITE_ERRORS
 
 router = APIRouter(prefix="/studies", tags=["studies"], responses=ERRORS)
 

@@ -6,10 +6,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from api.deps import ConnDep, Limit, Offset, StudyName, TrialNumber
-from api.routes import ERRORS
-from api.schemas import TrialDetail, TrialPage
 from autotune import store
+
+from ..deps import ConnDep, Limit, Offset, StudyName, TrialNumber
+from ..schemas import TrialDetail, TrialPage
+from . import ERRORS
 
 router = APIRouter(prefix="/studies/{name}/trials", tags=["trials"], responses=ERRORS)
 

@@ -55,7 +55,7 @@ def serve(
             f"{head_revision()}; {upgrade_hint}"
         )
     sock = _listen(host, port)
-    from api.main import create_app
+    from autotune.api import create_app
 
     app = create_app(url)
     writes = "on" if app.state.api_token else "off (set AUTOTUNE_API_TOKEN to enable)"

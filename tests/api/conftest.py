@@ -5,9 +5,9 @@ from pathlib import Path
 
 import optuna
 import pytest
+from autotune.api import create_app
 from fastapi.testclient import TestClient
 
-from api import create_app
 from autotune import state
 from autotune.store._migrate import upgrade
 from autotune.store._sync import sync_study_strict

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from autotune.api import create_app
 from fastapi.testclient import TestClient
-
-from api import create_app
 
 V1 = "/api/v1"
 

@@ -7,9 +7,9 @@ import sys
 import time
 from pathlib import Path
 
+from autotune.api import create_app
 from fastapi.testclient import TestClient
 
-from api import create_app
 from tests.api.conftest import HOST, SCRIPT, TOKEN, fill
 from tests.conftest import ROOT
 

@@ -79,7 +79,7 @@ def server(probed: tuple[str, str]) -> Iterator[str]:
     url, _ = probed
     port = _free_port()
     code = (
-        "import uvicorn; from api.main import create_app; "
+        "import uvicorn; from autotune.api import create_app; "
         f"uvicorn.run(create_app({url!r}), host='127.0.0.1', port={port}, log_level='warning')"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=os.environ.copy())

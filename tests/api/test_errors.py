@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from autotune.api.errors import install
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import DataError, OperationalError
-
-from api.errors import install
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 
 import schemathesis
+from autotune.api import create_app
 from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import (
@@ -14,7 +15,6 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from api import create_app
 from tests.api.conftest import TOKEN, fill
 
 # Built at import: schemathesis parametrizes from the schema before fixtures exist.

@@ -16,9 +16,9 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from autotune.api import create_app
 from fastapi.testclient import TestClient
 
-from api import create_app
 from tests.hostile import ARG, DATASET, LONG, MORE, REASON, SHOWN_AS_IS, Probed, probe_hostile
 
 pytestmark = pytest.mark.slow  # one real probe for the module
@@ -104,7 +104,7 @@ def _free_port() -> int:
 def server(probed: Probed) -> Iterator[str]:
     port = _free_port()
     code = (
-        "import uvicorn; from api.main import create_app; "
+        "import uvicorn; from autotune.api import create_app; "
         f"uvicorn.run(create_app({probed.url!r}), host='127.0.0.1', port={port}, "
         "log_level='warning')"
     )

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 import uvicorn
+from autotune.api import create_app
 
 import autotune
-from api import create_app
 from autotune._recommended import RecommendationWarning, loader_kwargs
 from tests.api.conftest import HOST, OTHER_HW, SCRIPT
 

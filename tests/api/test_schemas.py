@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from api.schemas import Host, StudyDetail, TrialDetail, TrialItem
+from autotune.api.schemas import Host, StudyDetail, TrialDetail, TrialItem
+
 from autotune.answer import Answer
 from autotune.hardware import HOST_FIELDS
 from autotune.store._queries import _TRIAL_DERIVED, _TRIAL_DETAIL, _TRIAL_ITEM

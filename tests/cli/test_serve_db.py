@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from autotune.api import create_app
 from fastapi.testclient import TestClient
 
-from api import create_app
 from autotune.hardware import fingerprint
 from tests.conftest import EXAMPLES, ROOT
 

@@ -56,7 +56,9 @@ cd "$TMP/work"
 unset PYTHONPATH
 cp "$ROOT/tests/scripts/basic.py" "$ROOT/tests/scripts/tiny.py" .
 AUTOTUNE="$VENV/bin/autotune"
-where="$("$VENV/bin/python" -c 'import autotune, api; print(autotune.__file__, api.__file__)')"
+where="$("$VENV/bin/python" -c 'import autotune.api; print(autotune.__file__, autotune.api.__file__)')"
+# The wheel's only top-level import name is autotune: no `api` beside a user's own.
+if "$VENV/bin/python" -c 'import api' 2>/dev/null; then die "the wheel installed a top-level api"; fi
 case "$where" in
   "$VENV"/*" $VENV"/*) ;;
   *) die "autotune was imported from outside the venv: $where" ;;

@@ -12,7 +12,7 @@ if __name__ == "__main__":
     for i, batch in enumerate(loader):
         step(batch)
         if i == 2:
-            names = ["optuna", "sqlalchemy", "fastapi", "alembic", "typer", "rich", "api"]
+            names = ["optuna", "sqlalchemy", "fastapi", "alembic", "typer", "rich", "autotune.api"]
             with open(args.report, "w") as fh:
                 json.dump({n: n in sys.modules for n in names}, fh)
             break

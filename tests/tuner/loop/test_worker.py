@@ -15,11 +15,11 @@ from pathlib import Path
 import optuna
 import psutil
 import pytest
+from autotune.api import create_app
 from fastapi.testclient import TestClient
 from optuna.trial import FrozenTrial, TrialState
 from typer.testing import CliRunner
 
-from api import create_app
 from autotune.cli import app
 from autotune.state import Identity, counted, identify, measured, role
 from autotune.tuner import save_options
