@@ -209,8 +209,10 @@ def _say(ceiling: Ceiling, result: ProbeResult, note: Note) -> None:
         note(f"  no compute ceiling: {ceiling.status or result.reason}")
     by_workers = result.transport_by_workers or {}
     if by_workers:
-        rates = ", ".join(f"{v:,.0f} with {k} workers" for k, v in sorted(by_workers.items()))
-        note(f"  transport ceiling: {rates} samples/s")
+        rates = ", ".join(
+            f"{v:,.0f} samples/s with {k} workers" for k, v in sorted(by_workers.items())
+        )
+        note(f"  transport ceiling: {rates}")
     elif result.transport_reason:
         note(f"  no transport ceiling: {result.transport_reason}")
 
@@ -287,7 +289,10 @@ def check_ceiling(study: optuna.Study, probe: Probe, note: Note) -> float:
         if again.windows and median(again.windows) > median(ceiling.windows or [0]):
             ceiling = replace(ceiling, **_compute_part(again))  # type: ignore[arg-type]
         why = ceiling_suspect(trials, ceiling.windows)
+        if why is None and ceiling.windows:
+            note(f"  compute ceiling, measured again: {median(ceiling.windows):,.0f} samples/s")
     if why is not None:
+        note(f"  the compute ceiling is set aside: {why}")
         ceiling = replace(ceiling, **_compute_part(_none()), status=f"unreliable: {why}")  # type: ignore[arg-type]
     state.save_ceiling(study, ceiling)
     return spent

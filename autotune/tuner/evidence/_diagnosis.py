@@ -131,11 +131,14 @@ def diagnose(
             f"workers at {result.epoch_starts} epoch starts; {advice}.",
         )
     if cpu is not None and cpu >= CPU_BUSY:
+        # The main process's own share is read off its CPU time less one core for the step,
+        # which torch's threads can exceed: no loading process uses more than the cores.
+        cpu = min(cpu, float(cpu_count))
+        gpu = " or move to the GPU" if result.applied_config.device == "cuda" else ""
         advice = (
             "more workers than free cores cannot help"
             if cpu_count > 2
-            else f"CPU-bound on {cpu_count} cores: the transforms themselves must get "
-            "cheaper or move to the GPU"
+            else f"on {cpu_count} cores the transforms themselves must get cheaper{gpu}"
         )
         return Diagnosis(
             "input-cpu",

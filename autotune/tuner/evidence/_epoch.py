@@ -36,7 +36,7 @@ def epoch_answer(
     if written is None:
         return None  # measured before epochs were timed, or no baseline yet
     if written.epoch_s is None:
-        return Epoch(reason=written.reason or None)
+        return Epoch(reason=_unseen(written, base, best_rate, same))
     passes = [
         EpochPass(p.loader, p.dataset, p.num_workers, p.seconds, p.batches, p.site)
         for p in written.passes
@@ -72,6 +72,20 @@ def epoch_answer(
             "recommended_startup_s": startup,
         }
     )
+
+
+def _unseen(
+    written: EpochFigures, base: ProbeResult, best_rate: float | None, same: bool
+) -> str | None:
+    """Why no epoch was seen, with its training batches' time at the recommended rate too:
+    the probe's own sentence times them at the script's rate as written (66.3 s where the
+    pick makes it 1.5 s read as if it were the answer's)."""
+    reason = written.reason or None
+    per_batch = base.samples / base.batches if base.batches else None
+    if same or not reason or not written.epoch_batches or not best_rate or not per_batch:
+        return reason
+    seconds = written.epoch_batches * per_batch / best_rate
+    return f"{reason} as written; about {seconds:.1f} s with the recommended settings"
 
 
 def _with(out: Epoch, figures: EpochFigures, *, predicted: bool) -> Epoch:

@@ -89,6 +89,13 @@ def stop_reason(
             f"the best setting runs at {median(best) / median(ceiling):.0%} of the {kind} "
             "ceiling, within noise of it: no loader setting can do better"
         )
+    # The line search's own end first: its steps down to the knee are no gains by design,
+    # and "7 trials in a row brought no gain" read as if the search had wandered.
+    if searched_around_best and best_trial is not None and role(best_trial) != "baseline":
+        return (
+            f"every neighbour of the best (#{best_trial.number}) that could gain is measured, "
+            "and the counts below it down to the knee: none brought a gain beyond noise"
+        )
     if since_gain >= patience and noise is not None:
         return (
             f"{since_gain} trials since the best ran below it by more than the load's own "
@@ -96,11 +103,6 @@ def stop_reason(
         )
     if since_gain >= patience:
         return f"{since_gain} trials in a row brought no gain beyond noise"
-    if searched_around_best and best_trial is not None and role(best_trial) != "baseline":
-        return (
-            f"every neighbour of the best (#{best_trial.number}) that could gain is measured, "
-            "and none brought a gain beyond noise"
-        )
     return None
 
 

@@ -50,6 +50,23 @@ def test_a_probe_that_saw_no_epoch_end_says_so() -> None:
     assert epoch.reason is not None and "too short to see an epoch end" in epoch.reason
 
 
+def test_an_unseen_epoch_is_timed_at_the_recommended_rate_too() -> None:
+    unseen = EpochFigures(
+        reason="the probe was too short to see an epoch end: 313 batches an epoch, about "
+        "66.3 s of training batches",
+        epoch_batches=313,
+    )
+    base = ProbeResult(windows=[151.0], samples_per_s=151.0, epoch=unseen, batches=20, samples=640)
+    epoch = epoch_answer(base, None, base_rate=151.0, best_rate=6680.0, same=False)
+    assert epoch is not None and epoch.reason is not None
+    # 313 batches of 32 samples at 6,680 samples/s.
+    assert epoch.reason.endswith(
+        "66.3 s of training batches as written; about 1.5 s with the recommended settings"
+    )
+    kept = epoch_answer(base, None, base_rate=151.0, best_rate=151.0, same=True)
+    assert kept is not None and kept.reason == unseen.reason
+
+
 def test_older_results_have_no_epoch() -> None:
     assert epoch_answer(_result(None), None, base_rate=1.0, best_rate=2.0, same=False) is None
 
