@@ -38,6 +38,14 @@ def test_without_min_windows_every_window_is_measured() -> None:
     assert settings.enough([100.0, 100.0, 100.0])
 
 
+def test_a_probe_that_may_lead_measures_every_window() -> None:
+    settings = ProbeSettings(windows=4, min_windows=2, settled_below=400.0)
+    assert settings.enough([300.0, 302.0])  # clearly below the leader: two agreeing suffice
+    assert not settings.enough([420.0, 413.0])  # may lead: two agree within 5 % by chance
+    assert settings.enough([420.0, 413.0, 380.0, 375.0])  # the cap still holds
+    assert settings.for_ceiling().settled_below is None  # a ceiling is not in the race
+
+
 def test_a_ceiling_settles_at_the_precision_it_is_used_to() -> None:
     settings = ProbeSettings(windows=4, min_windows=2)
     assert not settings.enough([100.0, 108.0])

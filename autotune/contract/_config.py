@@ -159,6 +159,11 @@ class ProbeSettings:
     # More windows would only narrow an interval that is already narrow.
     min_windows: int = 0
     settled_spread: float = 0.05
+    # ... unless their median reaches this rate (samples/s; None: no such rate): a probe that
+    # may lead measures every window, since two windows agree within 5 % by chance and a
+    # bursty loader's first windows read high (40 workers behind 4 storage slots read 422
+    # and 413 samples/s in two windows, 364-405 in five, where the slots allow 400).
+    settled_below: float | None = None
     min_batches_per_window: int = 3
     ceiling_cache_batches: int = 8
     # Mode "ceiling" also measures the transport ceiling (cached samples through the loader's
@@ -177,7 +182,9 @@ class ProbeSettings:
 
     def for_ceiling(self) -> ProbeSettings:
         """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``."""
-        return dataclasses.replace(self, settled_spread=max(self.settled_spread, CEILING_GAP))
+        return dataclasses.replace(
+            self, settled_spread=max(self.settled_spread, CEILING_GAP), settled_below=None
+        )
 
     def enough(self, windows: Sequence[float]) -> bool:
         """Whether a probe with these windows is done measuring."""
@@ -187,6 +194,8 @@ class ProbeSettings:
         if not self.min_windows or n < self.min_windows:
             return False
         mid = statistics.median(windows)
+        if self.settled_below is not None and mid >= self.settled_below:
+            return False
         return mid > 0 and (max(windows) - min(windows)) / mid <= self.settled_spread
 
 

@@ -28,10 +28,11 @@ from autotune.tuner.evidence._diagnosis import (
 from autotune.tuner.evidence._load import (
     comparable_baseline,
     load_noise,
+    may_lead,
     steady_load,
     under_load,
 )
-from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median
+from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median, sustained
 from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, near, reaches
 from autotune.tuner.evidence._recommendation import recommended_trial, summarize
 from autotune.tuner.evidence._trials import (
@@ -70,6 +71,7 @@ __all__ = [
     "load_time_per_batch",
     "loader_cost",
     "loader_cpu_per_s",
+    "may_lead",
     "measure_ceiling",
     "median",
     "near",
@@ -80,6 +82,7 @@ __all__ = [
     "short_script_verdict",
     "steady_load",
     "summarize",
+    "sustained",
     "transport_bound",
     "transport_rate",
     "trial_config",

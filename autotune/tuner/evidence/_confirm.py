@@ -144,6 +144,7 @@ def confirmation_plan(
     if knee is not None:
         return knee
     pct = f"{margin:.0%}"
+    apart = f"no slowest window of one beats the other's fastest by {pct}"
     if limit >= 2 and len(close) > 1:
         chosen = with_knee(close[:limit], close, base)
         in_round = base is not None and any(c is base or c.config == base.config for c in chosen)
@@ -157,7 +158,7 @@ def confirmation_plan(
                 base,
                 True,
                 True,
-                f"the windows of {names} overlap within {pct} ({medians_text(chosen)}), and "
+                f"the windows of {names} overlap ({medians_text(chosen)}: {apart}), and "
                 f"#{leader.trial}, the fastest and the cheapest, overlaps the baseline's "
                 f"({medians_text([base] if base is not None else [])}): both re-measured "
                 "interleaved",
@@ -170,7 +171,7 @@ def confirmation_plan(
                 base,
                 True,
                 again,
-                f"the windows of {names} overlap within {pct} ({medians_text(chosen)}), "
+                f"the windows of {names} overlap ({medians_text(chosen)}: {apart}), "
                 "and the baseline's with them: "
                 "re-measured interleaved" + (", with the baseline" if again else ""),
                 margin,
@@ -182,7 +183,7 @@ def confirmation_plan(
             base,
             False,
             False,
-            f"the windows of {names} overlap within {pct} ({medians_text(chosen)}), all clearly "
+            f"the windows of {names} overlap ({medians_text(chosen)}: {apart}), all clearly "
             "above the baseline: no re-measure (it would only split them); the pick is the "
             f"cheapest that reaches the fastest within noise (at most {KNEE_LOSS:.0%} below it), "
             "else the fastest",
@@ -195,13 +196,13 @@ def confirmation_plan(
             base,
             True,
             True,
-            f"#{leader.trial}'s windows overlap the baseline's within {pct} "
-            f"({medians_text([leader, base])}): both re-measured interleaved",
+            f"#{leader.trial}'s windows overlap the baseline's "
+            f"({medians_text([leader, base])}: {apart}): both re-measured interleaved",
             margin,
         )
     if len(close) > 1:  # a close race, but limit < 2 re-measures no race
         why = (
-            f"#{leader.trial}'s windows overlap #{close[1].trial}'s within {pct} "
+            f"#{leader.trial}'s windows overlap #{close[1].trial}'s "
             f"({medians_text(close[:2])}), but a limit of "
             f"{limit} re-measures no race: decided from the search's windows"
         )

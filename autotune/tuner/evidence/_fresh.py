@@ -23,7 +23,7 @@ from autotune.tuner.evidence._candidates import (
 )
 from autotune.tuner.evidence._load import alike, load_of
 from autotune.tuner.evidence._noise import ci95_median, median
-from autotune.tuner.evidence._pick import choose
+from autotune.tuner.evidence._pick import choose, near
 
 
 def unlike_plan(
@@ -51,6 +51,22 @@ def unlike_plan(
     if not base_unlike and not rivals:
         return None
     chosen = [leader, *rivals][: max(1, limit)]
+    # The knee joins them: the cheapest config that may be as fast as the leader is the one
+    # the pick would take (6 workers were picked for a knee of 3 when only the leader and a
+    # rival measured under another load were re-measured).
+    knee = min(
+        (
+            c
+            for c in measured
+            if c.cost() < leader.cost()
+            and (base is None or c.config != base.config)
+            and near(c.windows, leader.windows)
+        ),
+        key=Candidate.cost,
+        default=None,
+    )
+    if knee is not None and all(c.config != knee.config for c in chosen):
+        chosen.append(knee)
     if base is not None and not is_base:
         chosen.insert(len(chosen) // 2 + 1, base)
     other = base if base_unlike and base is not None else rivals[0]

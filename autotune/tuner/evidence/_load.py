@@ -20,6 +20,7 @@ from optuna.trial import FrozenTrial
 from autotune.contract import ProbeSettings
 from autotune.state import Confirmation, StudyState, baseline_of, usable, windows_of
 from autotune.tuner.evidence._noise import NOISE_FLOOR, median
+from autotune.tuner.evidence._pick import NEAR
 from autotune.tuner.evidence._trials import best_usable
 from autotune.tuner.evidence._windows import (
     Windows,
@@ -191,6 +192,16 @@ def under_load(trials: Sequence[FrozenTrial], settings: ProbeSettings) -> ProbeS
     twice that). Not more windows: a bursty loader measured in whole epochs then took 7
     epochs, past the trial's timeout."""
     return replace(settings, min_windows=0) if steady_load(trials) is not None else settings
+
+
+def may_lead(trials: Sequence[FrozenTrial], settings: ProbeSettings) -> ProbeSettings:
+    """A search probe's settings: one that may lead measures every window
+    (``ProbeSettings.settled_below``: within ``NEAR`` of the best so far, or above it), since
+    two windows agree within 5 % by chance and a bursty loader's first ones read high."""
+    best = best_usable(trials)
+    if best is None or not best.value:
+        return settings
+    return replace(settings, settled_below=best.value * (1 - NEAR))
 
 
 def comparable_baseline(trials: Sequence[FrozenTrial]) -> float | None:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from autotune.tuner.evidence._candidates import Candidate
-from autotune.tuner.evidence._noise import NOISE_FLOOR, median, relative_spread
+from autotune.tuner.evidence._noise import NOISE_FLOOR, median, relative_spread, sustained
 
 # The most of the fastest rate the pick gives up for a cheaper config, however noisy the
 # windows: beyond it a slower config is slower, whatever the noise says.
@@ -41,16 +41,18 @@ def noise_of(*windows: Sequence[float], margin: float = NOISE_FLOOR) -> float:
 
 
 def reaches(windows: Sequence[float], best: Sequence[float]) -> bool:
-    """``windows`` reach ``best`` within the noise of both, and within ``KNEE_LOSS``."""
+    """``windows`` reach ``best`` within the noise of both, and within ``KNEE_LOSS``: of what
+    a long run of ``best`` sustains (``sustained``), not of a bursty loader's median."""
     if not windows or not best:
         return False
     loss = min(noise_of(windows, best), KNEE_LOSS)
-    return median(windows) >= median(best) * (1 - loss)
+    return median(windows) >= sustained(best) * (1 - loss)
 
 
 def near(windows: Sequence[float], best: Sequence[float]) -> bool:
-    """``windows`` of another probe within ``NEAR`` of ``best``: may be as fast."""
-    return bool(windows and best) and median(windows) >= median(best) * (1 - NEAR)
+    """``windows`` of another probe within ``NEAR`` of what ``best`` sustains: may be as
+    fast."""
+    return bool(windows and best) and median(windows) >= sustained(best) * (1 - NEAR)
 
 
 def clearly_faster(fast: Sequence[float], slow: Sequence[float], margin: float) -> bool:
@@ -70,7 +72,11 @@ class Choice:
 
 
 def _name(c: Candidate) -> str:
-    return f"#{c.trial} ({c.config.num_workers or 0} workers, {median(c.windows):,.0f} samples/s)"
+    """ "#7 (8 workers, 702 samples/s re-measured)": a figure from a re-measure says so, or it
+    reads as a misprint of the search's line for the same trial (740 samples/s there)."""
+    again = " re-measured" if c.remeasures else ""
+    rate = f"{median(c.windows):,.0f} samples/s{again}"
+    return f"#{c.trial} ({c.config.num_workers or 0} workers, {rate})"
 
 
 def _medians(c: Candidate) -> list[float]:
@@ -146,16 +152,25 @@ def knee_sentence(workers: int, rate: float, line: dict[int, float]) -> str | No
     on its line (its other settings, another worker count: samples/s), the next fewer and the
     most; None where neither was measured."""
     below = max((n for n in line if n < workers), default=None)
-    above = max((n for n in line if n > workers), default=None)
-    if not workers or rate <= 0 or (below is None and above is None):
+    above = [n for n in line if n > workers]
+    if not workers or rate <= 0 or (below is None and not above):
         return None
     said = []
     if below is not None:
         said.append(f"{below} ran {line[below] / rate:.0%} of its rate")
-    if above is not None:
-        gain = line[above] / rate
-        more = "more added nothing measurable" if gain < 1 + NEAR else "more ran faster"
-        said.append(f"{above} ran {gain:.0%} ({more})")
+    if above:
+        # The next count above and the most measured: the knee's two sides.
+        shown = sorted({min(above), max(above)})
+        gain = max(line[n] for n in shown) / rate
+        if gain <= 1:
+            more = "more added nothing"
+        elif gain < 1 + NEAR:
+            more = f"within the {NEAR:.0%} that two probes of one config drift apart: more added "
+            more += "nothing measurable"
+        else:
+            more = "more ran faster"
+        ran = " and ".join(f"{n} ran {line[n] / rate:.0%}" for n in shown)
+        said.append(f"{ran} ({more})")
     return f"the knee: {workers} workers; of the worker counts measured beside it, " + (
         " and ".join(said)
     )

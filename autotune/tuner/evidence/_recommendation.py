@@ -23,7 +23,7 @@ from autotune.state import (
 from autotune.tuner.evidence._ceiling import bound_for, ceiling_rate, missing, transport_rate
 from autotune.tuner.evidence._epoch import epoch_answer, with_others
 from autotune.tuner.evidence._load import account
-from autotune.tuner.evidence._noise import NOISE_FLOOR
+from autotune.tuner.evidence._noise import NOISE_FLOOR, sustained
 from autotune.tuner.evidence._pick import clearly_faster, knee_sentence
 from autotune.tuner.evidence._trials import best_usable, trial_config
 
@@ -71,7 +71,9 @@ def _knee(
             continue
         other = trial_config(t)
         count = other.num_workers or 0
-        value = again.get(t.number) or t.value
+        # What a long run of it sustains: a bursty loader's median reads above it.
+        windows = compared_windows(t)
+        value = again.get(t.number) or (sustained(windows) if windows else t.value)
         if count and value and replace(other, num_workers=workers) == config:
             line[count] = max(line.get(count, 0.0), value)
     return knee_sentence(workers, rate, line)

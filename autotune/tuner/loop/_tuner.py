@@ -6,6 +6,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 import optuna
 from optuna.trial import FrozenTrial, TrialState
@@ -23,6 +24,7 @@ from autotune.tuner.evidence import (
     confirm_study,
     duplicate_of,
     frozen_from_result,
+    may_lead,
     measure_ceiling,
     record_from_baseline,
     short_script_verdict,
@@ -70,18 +72,14 @@ class Tuner:
         stop_when: Callable[[], str | None] | None = None,
         role: str | None = None,
     ) -> None:
-        self.study = study
-        self.target = target
-        self.runner = runner
-        self.options = options
+        self.study, self.target, self.runner, self.options = study, target, runner, options
         self.cpu_count = cpu_count
         self.machine = Machine(
             cpu_count,
             ranks=target.nproc_per_node,
             mem_budget_bytes=options.settings.max_host_mem_bytes,
         )
-        self.cuda = cuda
-        self.reporter: Reporter = reporter or NullReporter()
+        self.cuda, self.reporter = cuda, reporter or NullReporter()
         self._after_trial = after_trial or (lambda study: None)
         # A reason from outside the study to stop (a live run that ended), checked each turn.
         self._stop_when = stop_when or (lambda: None)
@@ -92,7 +90,6 @@ class Tuner:
         self._fitted = False  # the last probe knew the script's length
         self._settings = options.probe_settings(target.nproc_per_node)
 
-    # --- helpers ----------------------------------------------------------------------------
     def _trials(self) -> list[FrozenTrial]:
         return self.study.get_trials(deepcopy=False)
 
@@ -105,19 +102,23 @@ class Tuner:
 
     def _probe(
         self,
-        config: LoaderConfig,
+        config: LoaderConfig | None,
         mode: Mode = "measure",
         *,
         on_window: WindowCallback | None = None,
         others: LoaderConfig | None = None,
         others_iterable: bool = False,
+        every_window: bool = False,
     ) -> ProbeResult:
         # The probe sizes its warm-up and windows to fit the script's run, once known.
-        settings = length.fitted(self.study, self._settings)
-        settings = under_load(self._trials(), settings)
+        settings = under_load(self._trials(), length.fitted(self.study, self._settings))
+        config = config or LoaderConfig()  # None: the script as written
+        if every_window:
+            settings = replace(settings, min_windows=0)
+        elif mode == "measure" and others is None:
+            settings = may_lead(self._trials(), settings)
         self._fitted = settings.script_batches is not None
-        trial = TrialConfig(loader=config, settings=settings, mode=mode, others=others)
-        trial = replace(trial, others_iterable=others_iterable)
+        trial = TrialConfig(config, settings, mode, others=others, others_iterable=others_iterable)
         result = self.runner.run(
             self.target, trial, timeout_s=self.options.trial_timeout_s, on_window=on_window
         )
@@ -242,7 +243,7 @@ class Tuner:
             and state.load(self.study).ceiling is None
             and self.target.nproc_per_node == 1
         )
-        result = self._probe(LoaderConfig(), "baseline" if first else "measure")
+        result = self._probe(None, "baseline" if first else "measure")
         space = SearchSpace.for_machine(
             self.cpu_count,
             cuda=self.cuda,
@@ -390,10 +391,9 @@ class Tuner:
         self._after_trial(self.study)
 
     def _confirm(self) -> None:
-        def probe(config: LoaderConfig | None) -> ProbeResult:
-            # None is the baseline: re-run exactly as written, not as our reading of it.
-            return self._probe(config or LoaderConfig())
-
+        """Every window of a re-measure (it decides what two windows cannot); None in the
+        plan is the script as written, re-run exactly, not as our reading of it."""
+        probe = partial(self._probe, every_window=True)
         result = confirm_study(self.study, probe, self.options.confirm_top, self.reporter.note)
         if result is not None:
             self._add_probe_seconds(result.probe_seconds)

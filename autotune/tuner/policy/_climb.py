@@ -48,6 +48,7 @@ from autotune.tuner.evidence import (
     near,
     reaches,
     steady_load,
+    sustained,
     trial_config,
     trial_result,
     workers_busy,
@@ -276,12 +277,25 @@ def _knee_step(study: optuna.Study, best: FrozenTrial) -> LoaderConfig | None:
     knee = min((count for count, reached in line.items() if reached), default=workers)
     below = max((count for count in line if count < knee), default=None)
     if below is None:
-        step = knee // 2
+        step = min(knee // 2, _enough_workers(study, sustained(top)) or knee)
     elif knee > below * (1 + KNEE_GAP):
         step = _between(below, knee)
     else:
         return None
     return replace(config, num_workers=step) if 1 <= step < knee else None
+
+
+def _enough_workers(study: optuna.Study, rate: float) -> int | None:
+    """The fewest workers that may deliver ``rate``, each at least as fast as a worker of the
+    script as written (its main process, where it has none: that one also ran the step): the
+    way down to the knee starts there, not at half the best's count, when that is fewer (a
+    first guess of 256 workers for storage that serves 6 requests at once took seven halvings,
+    each probe of many workers the slowest to start). None where the baseline says nothing."""
+    base = baseline_of(study.get_trials(deepcopy=False))
+    if base is None or not base.value or not usable(base):
+        return None
+    per_worker = base.value / max(1, trial_config(base).num_workers or 0)
+    return max(1, math.ceil(rate / per_worker))
 
 
 def knee_open(study: optuna.Study) -> bool:
@@ -302,11 +316,17 @@ def climb(study: optuna.Study, space: SearchSpace, note: Note) -> bool:
     if best is None:
         return False
     workers = trial_config(best).num_workers or 0
+    fastest = best_usable(study.get_trials(deepcopy=False))
+    lead = (
+        f"is the best so far with {workers} workers"
+        if fastest is None or fastest.number == best.number
+        else f"({workers} workers) reaches the fastest, #{fastest.number}"
+    )
     for step in _steps(study, space, best):
         if not _enqueue(study, space, step):
             continue
         what = (
-            f"is the best so far with {workers} workers: trying {step.num_workers}"
+            f"{lead}: trying {step.num_workers}"
             if step.num_workers != workers
             else f"still waits for data: trying prefetch_factor {step.prefetch_factor}"
         )

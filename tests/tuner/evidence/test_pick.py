@@ -3,11 +3,22 @@ cheapest config that reaches the fastest."""
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
-from autotune.contract import LoaderConfig
+from autotune.contract import LoaderConfig, ProbeResult
 from autotune.tuner.evidence._candidates import Candidate
-from autotune.tuner.evidence._pick import KNEE_LOSS, choose, clearly_faster, reaches
+from autotune.tuner.evidence._noise import sustained
+from autotune.tuner.evidence._pick import (
+    KNEE_LOSS,
+    choose,
+    clearly_faster,
+    knee_sentence,
+    near,
+    reaches,
+)
+from autotune.tuner.evidence._windows import of_result
 
 
 def cand(trial: int, workers: int | None, windows: list[float], **config: object) -> Candidate:
@@ -93,3 +104,37 @@ def test_reaches_is_within_noise_and_never_beyond_the_knee_loss() -> None:
     assert reaches([980, 985], [1000, 1000])
     assert not reaches([940, 945], [1000, 1000])
     assert not reaches([], [1000])
+
+
+def test_the_knee_sentence_says_what_a_count_above_it_ran() -> None:
+    said = knee_sentence(4, 385.0, {3: 288.0, 8: 380.0, 100: 415.0})
+    assert said is not None
+    assert said.startswith("the knee: 4 workers")
+    assert "3 ran 75% of its rate" in said
+    # The next count above and the most; 8 % more in another probe is within the drift
+    # between probes, and said to be.
+    assert "8 ran 99% and 100 ran 108% (within the 10% that two probes of one config" in said
+    assert "more ran faster" in (knee_sentence(4, 385.0, {100: 450.0}) or "")
+    assert "more added nothing)" in (knee_sentence(4, 385.0, {100: 380.0}) or "")
+    assert knee_sentence(4, 385.0, {}) is None
+
+
+def test_a_bursty_leader_is_judged_by_what_it_sustains() -> None:
+    # 92 workers behind 4 storage slots: stalls make some windows long and their rates low.
+    bursty = [503.0, 474.0, 282.0, 531.0, 312.0]
+    steady = [385.0, 381.0, 388.0]
+    assert sustained(steady) == pytest.approx(385.0, rel=0.01)
+    assert sustained(bursty) < 400 < statistics.median(bursty)
+    # 4 workers reach what the bursty 92 sustain; against its median they would not.
+    assert reaches(steady, bursty)
+    assert near([366.0, 361.0], bursty)
+    assert not reaches([300.0, 302.0], bursty)
+
+
+def test_a_figure_from_a_re_measure_says_so() -> None:
+    fastest = cand(2, 8, [700.0, 702.0, 704.0])
+    fastest.remeasures.append(of_result(ProbeResult(windows=[700.0, 702.0, 704.0])))
+    knee = cand(3, 6, [701.0, 700.0, 703.0])
+    choice = choose([fastest, knee], cand(0, 0, [115.0, 114.0]))
+    assert choice.winner is knee
+    assert "#2 (8 workers, 702 samples/s re-measured)" in (choice.why or ""), choice.why

@@ -477,3 +477,29 @@ def test_threads_chosen_beside_a_load_that_then_went_are_not_the_answer() -> Non
     assert answer.recommended is not None and answer.baseline is not None
     assert answer.recommended.config["threads"] is None, answer.choice
     assert answer.speedup in (None, 1.0) or answer.speedup < 1.1, answer
+
+
+def test_a_probe_that_may_lead_and_every_re_measure_measure_every_window() -> None:
+    # A rate that stops growing at 4 workers: the knee is re-measured against a stand-in.
+    runner = FakeRunner(load_s=0.04, compute_s=0.01, noise=0.01)
+    tuner = make(runner, trials=10, patience=20, ceiling=False, min_windows=2)
+    tuner.run()
+    searched = [c.settings.settled_below for c in runner.calls[1 : len(tuner.study.trials)]]
+    best = max(t.value or 0.0 for t in tuner.study.trials)
+    # Two agreeing windows end a search probe only below the best so far by more than
+    # probes drift (10 %): the bar rises with the best, never above the final one's.
+    assert searched and all(b is not None for b in searched)
+    bars = [b for b in searched if b is not None]
+    assert bars == sorted(bars)
+    assert bars[-1] <= best * 0.9 + 1e-6
+
+
+def test_every_re_measure_of_confirmation_measures_every_window() -> None:
+    # Loading costs 1 % of the step: the leader is within noise of the script, re-measured.
+    runner = FakeRunner(load_s=0.0005, compute_s=0.05, noise=0.03)
+    tuner = make(runner, trials=6, ceiling=False, min_windows=2)
+    tuner.run()
+    confirmation = state.load(tuner.study).confirmation
+    assert confirmation is not None and not confirmation.skipped, confirmation
+    remeasures = runner.calls[len(tuner.study.trials) :]
+    assert remeasures and all(c.settings.min_windows == 0 for c in remeasures)

@@ -203,6 +203,25 @@ def _run_queued(study: optuna.Study, rate: float, **kwargs: float) -> None:
     _add(study, params["num_workers"], rate, prefetch=params.get("prefetch_factor", 2), **kwargs)
 
 
+def test_the_way_down_starts_at_the_fewest_workers_that_may_deliver_the_best_rate() -> None:
+    # Storage that serves 6 requests at once behind a first guess of 256 workers: each worker
+    # delivers at least the script's own 115 samples/s, so 7 may deliver 740; not 128.
+    wide = SearchSpace(max_workers=512)
+    study = _study()
+    _add(study, 0, 115.0, role="baseline", space=wide)
+    _add(study, 256, 740.0, wait=0.9, cpu=0.01, space=wide)
+    _add(study, 512, 700.0, wait=0.9, cpu=0.01, space=wide)  # more added nothing
+    _add(study, 256, 720.0, prefetch=8, wait=0.9, cpu=0.01, space=wide)
+    assert climb(study, wide, lambda _: None)
+    assert _queued(study) == [7]
+    _run_queued(study, 730.0)  # it does: halving goes on from there
+    assert climb(study, wide, lambda _: None)
+    assert _queued(study) == [3]
+    _run_queued(study, 340.0)  # 3 and 7 bracket the knee
+    assert climb(study, wide, lambda _: None)
+    assert _queued(study) == [5]
+
+
 def test_the_search_around_the_best_is_done_once_each_neighbour_is_measured() -> None:
     study = _study()
     _add(study, 0, 100.0, role="baseline")
@@ -214,13 +233,18 @@ def test_the_search_around_the_best_is_done_once_each_neighbour_is_measured() ->
     _run_queued(study, 300.0)
     assert climb(study, SPACE, lambda _: None)
     _run_queued(study, 380.0)
-    assert not searched_around_best(study, SPACE)  # the knee: is 8 as fast as 16?
+    assert not searched_around_best(study, SPACE)  # the knee: is 4 as fast as 16?
     assert climb(study, SPACE, lambda _: None)
-    _run_queued(study, 250.0)  # no: 8 and 16 bracket the knee, twice apart
+    # 4: each worker at least as fast as the script's main process (100) may deliver 400.
+    assert _queued(study) == [4]
+    _run_queued(study, 250.0)  # no: 4 and 16 bracket the knee
+    assert climb(study, SPACE, lambda _: None)
+    assert _queued(study) == [8]  # their geometric midpoint
+    _run_queued(study, 300.0)  # clearly below 16's 400: 8 and 16 bracket it, twice apart
     assert not searched_around_best(study, SPACE)
     assert climb(study, SPACE, lambda _: None)
-    assert _queued(study) == [11]  # their geometric midpoint
-    _run_queued(study, 330.0)  # 11 and 16: within half again, closed
+    assert _queued(study) == [11]
+    _run_queued(study, 380.0)  # 8 and 11: within half again, closed
     assert searched_around_best(study, SPACE)
     study.enqueue_trial({"num_workers": 20})  # a back-off's retry still waits to run
     assert not searched_around_best(study, SPACE)
@@ -337,3 +361,12 @@ def test_beside_a_steady_load_the_climb_goes_on_from_fewer_threads_within_noise(
     assert queued(study_with(450.0, [185.0, 511.0, 450.0, 300.0, 480.0])) == [(16, 1)]
     # Clearly faster with torch's own threads: the climb goes on from those.
     assert queued(study_with(500.0)) == [(16, None)]
+
+
+def test_the_note_names_a_cheaper_stand_in_as_such_not_as_the_best() -> None:
+    study, notes = _study(), []
+    _add(study, 0, 100.0, role="baseline")
+    _add(study, 16, 400.0, wait=0.6, cpu=0.05)
+    _add(study, 8, 396.0, wait=0.6, cpu=0.05)  # reaches 16 within noise: the climb's stand-in
+    assert climb(study, SPACE, notes.append)
+    assert notes == ["  #2 (8 workers) reaches the fastest, #1: trying 4"], notes
