@@ -49,7 +49,7 @@ def test_every_service_command_exists_in_the_cli() -> None:
     assert services["migrate"]["command"][1:3] == ["db", "upgrade"]
     assert services["api"]["command"][1] == "serve"
     assert "0.0.0.0" in services["api"]["command"]
-    assert services["worker"]["command"][1] == "worker"
+    assert services["worker"]["command"][1] == "join"
     assert not _exists(["nonsense"])
 
 

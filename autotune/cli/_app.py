@@ -14,7 +14,7 @@ from autotune.cli._probe import probe
 from autotune.cli._run import run
 from autotune.cli._serve import serve
 from autotune.cli._studies import best, show, studies
-from autotune.cli._worker import worker
+from autotune.cli._worker import join
 
 app = typer.Typer(
     help="Measure, don't guess: the DataLoader settings that keep your GPU fed.",
@@ -30,7 +30,14 @@ app.command(cls=Command)(studies)
 app.command(cls=Command)(show)
 app.command(cls=Command)(best)
 app.command(cls=Command)(serve)
-app.command(cls=Command)(worker)
+app.command(cls=Command)(join)
+# The old name, kept so scripts and compose files that start `autotune worker` still run; "worker"
+# is the DataLoader's word for its processes.
+app.command(
+    "worker",
+    cls=Command,
+    help="The old name of `autotune join`, kept so existing scripts and compose files run.",
+)(join)
 app.add_typer(db, name="db")
 
 

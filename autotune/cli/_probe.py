@@ -221,9 +221,11 @@ def probe(
     ),
     workers_only: bool = typer.Option(
         False,
+        "--seed-only",
         "--workers-only",
         help="Measure the baseline and queue the seeds, then leave the search to "
-        "`autotune worker` processes (shared storage, e.g. PostgreSQL).",
+        "`autotune join` processes (shared storage, e.g. PostgreSQL). --workers-only is its "
+        "old name.",
     ),
 ) -> None:
     """Probe SCRIPT with different DataLoader settings and recommend the fastest safe ones.
@@ -323,9 +325,9 @@ def probe(
     if outcome.for_workers:
         err.print(
             say(
-                "start workers: ",
+                "join the search from each machine: ",
                 literal(
-                    shlex.join(["autotune", "worker", "--study", name, "--storage", safe_url(url)]),
+                    shlex.join(["autotune", "join", "--study", name, "--storage", safe_url(url)]),
                     limit=None,
                 ),
             ),

@@ -1,4 +1,5 @@
-"""``autotune worker``: join a study in shared storage and probe trials from it."""
+"""``autotune join`` (once ``autotune worker``): join a study in shared storage and probe trials
+from it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from autotune.hardware import fingerprint
 from autotune.runner import Target
 
 
-def worker(
+def join(
     study_name: str = typer.Option(..., "--study", help="The study to join."),
     storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
     trials: int | None = typer.Option(
@@ -23,8 +24,9 @@ def worker(
         None, "--trial-timeout", min=1, help="Seconds per probe (default: the study's)."
     ),
 ) -> None:
-    """Probe trials of a study created with `autotune probe --workers-only`, one at a time
-    per machine, until it holds its number of trials."""
+    """Join a study created with `autotune probe --seed-only` in shared storage and probe its
+    trials, one at a time per machine, until it holds its number of trials (`autotune worker`
+    is the old name)."""
     from autotune import state
     from autotune.store import storage_url
     from autotune.tuner import StudyError, check_hardware, load_options, work
@@ -53,7 +55,7 @@ def worker(
     target = Target(script, tuple(identity.args), nproc_per_node=identity.nproc_per_node)
     err.print(
         say(
-            f"autotune worker {os.getpid()}: study ",
+            f"autotune join {os.getpid()}: study ",
             (study_name, "bold"),
             f", {options.trials} trials",
         ),
@@ -68,4 +70,4 @@ def worker(
             fail(str(exc))
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
-    err.print(f"autotune worker {os.getpid()}: {outcome.stop_reason}", highlight=False)
+    err.print(f"autotune join {os.getpid()}: {outcome.stop_reason}", highlight=False)

@@ -21,7 +21,7 @@ def _die_with_runner() -> None:
     except (OSError, AttributeError):
         return
     # The runner died before prctl took effect: this process has a new parent. Not "the
-    # parent is PID 1": in a container the runner itself is PID 1 (`autotune worker` as the
+    # parent is PID 1": in a container the runner itself is PID 1 (`autotune join` as the
     # container's command), and every probe would kill itself as it starts.
     runner = os.environ.get(RUNNER_PID_ENV, "")
     if runner.isdigit() and os.getppid() != int(runner):

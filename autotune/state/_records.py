@@ -116,7 +116,7 @@ class SeedRecord:
 
 @dataclass(frozen=True)
 class SharedOptions:
-    """What every `autotune worker` shares with the study's creator: budget, space, measuring."""
+    """What every `autotune join` shares with the study's creator: budget, space, measuring."""
 
     trials: int
     trial_timeout_s: float

@@ -330,3 +330,14 @@ def test_the_database_password_is_never_printed() -> None:
             seen.append(proc.stdout + proc.stderr)
         assert "postgresql+psycopg://" in seen[0]  # the storage is named, without the secret
         assert not [out for out in seen if "s3cret-pw" in out]
+
+
+def test_joining_a_shared_search_is_join_and_the_old_name_still_works() -> None:
+    # "worker" is the DataLoader's word for its processes: the command that joins a search
+    # is `join`, and `worker` stays, saying what it is.
+    listed = cli.invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert listed.exit_code == 0 and "join" in listed.output
+    old = cli.invoke(app, ["worker", "--help"], env={"COLUMNS": "200"})
+    assert old.exit_code == 0 and "old name of `autotune join`" in old.output
+    probe_help = cli.invoke(app, ["probe", "--help"], env={"COLUMNS": "200"})
+    assert "--seed-only" in probe_help.output and "--workers-only" in probe_help.output

@@ -140,7 +140,7 @@ read -r code _ < <(get DELETE "$API/studies/$AUTOTUNE_STUDY")
 # --- the study: created in a container, searched by two workers ---------------------------------
 script=/workspace/examples/io_bound.py
 compose run --rm --no-deps -T worker-cpu autotune probe "$script" --study "$AUTOTUNE_STUDY" \
-  --trials 6 --workers-only --warmup 0.5 --window 0.5 --windows 3 -- --epochs 20 --samples 2048 \
+  --trials 6 --seed-only --warmup 0.5 --window 0.5 --windows 3 -- --epochs 20 --samples 2048 \
   >/dev/null
 step "study created in a container (baseline measured, seeds queued)"
 compose up -d --no-deps --scale worker-cpu=2 worker-cpu

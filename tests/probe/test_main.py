@@ -38,7 +38,7 @@ def test_a_probe_whose_runner_is_gone_before_it_starts_stops_itself(tmp_path: Pa
 def test_a_runner_that_is_pid_1_as_in_a_container_gets_its_probes_measured(
     tmp_path: Path,
 ) -> None:
-    # `autotune worker` as a container's command is PID 1, the parent an orphan would also
+    # `autotune join` as a container's command is PID 1, the parent an orphan would also
     # get: its probes once took that for their runner's death and killed themselves.
     db = f"sqlite:///{tmp_path / 'pid1.db'}"
     cli = [sys.executable, "-m", "autotune.cli", "probe", str(SCRIPTS / "basic.py")]

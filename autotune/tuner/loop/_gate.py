@@ -66,7 +66,7 @@ class Alone:
 
 
 class MachineTurn:
-    """`autotune worker`: a turn holds the machine's probe lock, and starts a trial only while
+    """`autotune join`: a turn holds the machine's probe lock, and starts a trial only while
     the budget has room for it: running trials hold budget too, so workers on several
     machines do not overshoot it."""
 

@@ -37,7 +37,7 @@ class TunerOptions:
     other_loaders: bool = True
     ceiling: bool = True
     max_gpu_mem_bytes: int | None = None
-    # False: baseline, ceiling and seeds only; `autotune worker` processes do the search.
+    # False: baseline, ceiling and seeds only; `autotune join` processes do the search.
     search: bool = True
     # A stored answer to try first, instead of the guess from the baseline's figures.
     seed: LoaderConfig | None = None
@@ -61,5 +61,5 @@ class TunerOptions:
 class Outcome:
     stop_reason: str
     interrupted: bool = False
-    # The study is ready for `autotune worker` processes to search (--workers-only).
+    # The study is ready for `autotune join` processes to search (--seed-only).
     for_workers: bool = False

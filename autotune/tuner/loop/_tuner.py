@@ -136,7 +136,7 @@ class Tuner:
         """Baseline, ceiling, worker range and seeds, each once per study.
 
         Returns the space to search, or the Outcome that ends the study here (the script as
-        written failed, or the search is left to `autotune worker` processes)."""
+        written failed, or the search is left to `autotune join` processes)."""
         baseline = self.baseline_trial()
         if baseline is None or baseline_failure(baseline) is not None:
             # A baseline that failed before is probed again: the user has usually fixed
@@ -155,7 +155,7 @@ class Tuner:
         self._enqueue_seeds(baseline, space)
         if not self.options.search:
             return Outcome(
-                "created for `autotune worker`: baseline measured, seeds enqueued",
+                "created for `autotune join`: baseline measured, seeds enqueued",
                 for_workers=True,
             )
         return space
@@ -201,7 +201,7 @@ class Tuner:
 
     def search(self, space: SearchSpace, gate: Gate | None = None) -> str:
         """The one search loop, from the first ask to the confirmed pick; returns why it
-        stopped. `autotune probe` runs it alone; each `autotune worker` runs it behind a
+        stopped. `autotune probe` runs it alone; each `autotune join` runs it behind a
         gate that gives it turns at the machine. Each turn: keep the ceilings honest (may
         probe), check the stop rules (never probes), then ask, probe and tell one trial."""
         gate = gate or Alone()

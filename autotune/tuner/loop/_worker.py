@@ -43,8 +43,8 @@ def load_options(study: optuna.Study, **overrides: Any) -> TunerOptions:
     saved = state.load(study).options
     if saved is None:
         raise StudyError(
-            f"study {study.study_name!r} was not created for workers; create it with "
-            "`autotune probe SCRIPT --storage URL --study NAME --workers-only`"
+            f"study {study.study_name!r} was not created for joining processes; create it with "
+            "`autotune probe SCRIPT --storage URL --study NAME --seed-only`"
         )
     values = asdict(saved)
     values["settings"] = saved.settings
@@ -64,7 +64,7 @@ def work(tuner: Tuner, *, lock_path: Path = LOCK_PATH, poll_s: float = 1.0) -> O
     if baseline is None or not known.seeded:
         raise StudyError(
             f"study {tuner.study.study_name!r} has no baseline yet; create it with "
-            "`autotune probe ... --workers-only` first"
+            "`autotune probe ... --seed-only` first"
         )
     gate = MachineTurn(tuner.study, tuner.options.trials, lock_path=lock_path, poll_s=poll_s)
     return tuner.finish(tuner.search(tuner.search_space(), gate))

@@ -124,25 +124,25 @@ def test_three_workers_on_postgres_one_killed(pg_url: str) -> None:
     script = str(SCRIPTS / "basic.py")
     subprocess.run(_cli("db", "upgrade", "--storage", pg_url), env=env, check=True)
     created = subprocess.run(
-        _cli("probe", script, "--workers-only", "--storage", pg_url, "--study", name, *FAST),
+        _cli("probe", script, "--seed-only", "--storage", pg_url, "--study", name, *FAST),
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert created.returncode == 0, created.stderr
-    assert "autotune worker --study cluster" in created.stderr
+    assert "autotune join --study cluster" in created.stderr
     assert [role(t) for t in _trials(pg_url, name) if t.state != TrialState.WAITING] == [
         "baseline"
     ]  # the rest is the workers' job
     workers = [
         subprocess.Popen(
-            _cli("worker", "--study", name, "--storage", pg_url),
+            _cli(command, "--study", name, "--storage", pg_url),
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        for _ in range(3)
+        for command in ("join", "join", "worker")  # the old name still joins
     ]
     try:
         killed = _kill_mid_trial(workers, pg_url, name)
