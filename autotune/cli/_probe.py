@@ -72,7 +72,7 @@ class ProgressReporter:
 
     def __exit__(self, *exc: object) -> None:
         # The bar stays on screen: it must not end on the search's best, which confirmation
-        # may not keep (it read "best 740 samples/s (6.43x)" above an answer of 700 and 6.08x).
+        # may not keep; the answer below it is what holds.
         self.progress.update(self.task, description="search over: the answer follows")
         self.progress.stop()
 

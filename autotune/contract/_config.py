@@ -161,8 +161,7 @@ class ProbeSettings:
     settled_spread: float = 0.05
     # ... unless their median reaches this rate (samples/s; None: no such rate): a probe that
     # may lead measures every window, since two windows agree within 5 % by chance and a
-    # bursty loader's first windows read high (40 workers behind 4 storage slots read 422
-    # and 413 samples/s in two windows, 364-405 in five, where the slots allow 400).
+    # bursty loader's first windows read high.
     settled_below: float | None = None
     min_batches_per_window: int = 3
     ceiling_cache_batches: int = 8

@@ -78,8 +78,8 @@ def _unseen(
     written: EpochFigures, base: ProbeResult | None, best_rate: float | None, same: bool
 ) -> str | None:
     """Why no epoch was seen, with its training batches' time at the recommended rate too:
-    the probe's own sentence times them at the script's rate as written (66.3 s where the
-    pick makes it 1.5 s read as if it were the answer's)."""
+    the probe's own sentence times them at the script's rate as written, which read as if it
+    were the answer's."""
     reason = written.reason or None
     per_batch = base.samples / base.batches if base is not None and base.batches else None
     if same or not reason or not written.epoch_batches or not best_rate or not per_batch:

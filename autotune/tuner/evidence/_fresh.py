@@ -52,8 +52,7 @@ def unlike_plan(
         return None
     chosen = [leader, *rivals][: max(1, limit)]
     # The knee joins them: the cheapest config that may be as fast as the leader is the one
-    # the pick would take (6 workers were picked for a knee of 3 when only the leader and a
-    # rival measured under another load were re-measured).
+    # the pick would take, and a round without it can only pick among dearer ones.
     knee = min(
         (
             c

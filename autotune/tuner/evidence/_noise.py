@@ -41,9 +41,9 @@ def sustained(values: Sequence[float]) -> float:
     and their harmonic mean. A loader-bound window closes on whole turns of the workers, so
     windows hold alike sample counts and the run's rate over them is their harmonic mean.
     Many workers deliver in bursts, and a stall (a straggler that holds the in-order
-    delivery) makes one window long and its rate low, which the median of rates skips: 92
-    workers behind 4 storage slots read 282-531 samples/s a window, median 480, harmonic
-    mean 393, where the slots allow 400. Steady windows read the same either way."""
+    delivery) makes one window long and its rate low, which the median of rates skips, so
+    their median reads above what storage can serve (docs/benchmarks.md, "The knee behind
+    bursty loaders"). Steady windows read the same either way."""
     if not values:
         raise ValueError("no values")
     if min(values) <= 0:

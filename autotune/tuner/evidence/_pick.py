@@ -73,7 +73,7 @@ class Choice:
 
 def _name(c: Candidate) -> str:
     """ "#7 (8 workers, 702 samples/s re-measured)": a figure from a re-measure says so, or it
-    reads as a misprint of the search's line for the same trial (740 samples/s there)."""
+    reads as a misprint of the search's line for the same trial."""
     again = " re-measured" if c.remeasures else ""
     rate = f"{median(c.windows):,.0f} samples/s{again}"
     return f"#{c.trial} ({c.config.num_workers or 0} workers, {rate})"

@@ -288,9 +288,9 @@ def _knee_step(study: optuna.Study, best: FrozenTrial) -> LoaderConfig | None:
 def _enough_workers(study: optuna.Study, rate: float) -> int | None:
     """The fewest workers that may deliver ``rate``, each at least as fast as a worker of the
     script as written (its main process, where it has none: that one also ran the step): the
-    way down to the knee starts there, not at half the best's count, when that is fewer (a
-    first guess of 256 workers for storage that serves 6 requests at once took seven halvings,
-    each probe of many workers the slowest to start). None where the baseline says nothing."""
+    way down to the knee starts there, not at half the best's count, when that is fewer, since
+    a first guess far past the knee would otherwise take a halving a probe, and probes of many
+    workers are the slowest to start. None where the baseline says nothing."""
     base = baseline_of(study.get_trials(deepcopy=False))
     if base is None or not base.value or not usable(base):
         return None

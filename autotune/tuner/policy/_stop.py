@@ -90,7 +90,7 @@ def stop_reason(
             "ceiling, within noise of it: no loader setting can do better"
         )
     # The line search's own end first: its steps down to the knee are no gains by design,
-    # and "7 trials in a row brought no gain" read as if the search had wandered.
+    # and patience spent on them would read as if the search had wandered.
     if searched_around_best and best_trial is not None and role(best_trial) != "baseline":
         return (
             f"every neighbour of the best (#{best_trial.number}) that could gain is measured, "
