@@ -96,7 +96,10 @@ def diagnose(
     cpu_count: int,
     ceiling: float | None = None,
     best: float | None = None,
+    flat_from: tuple[int, int] | None = None,
 ) -> Diagnosis:
+    """``flat_from``: (n, m) where the search measured m workers no faster than n, so more
+    workers do not help past n, whatever the wait says."""
     wait = result.data_wait_fraction
     if wait is None:
         return Diagnosis("unknown", f"no measurement to diagnose ({result.status}).")
@@ -149,6 +152,14 @@ def diagnose(
         if cpu is not None
         else ("loading leaves the CPU idle")
     )
+    if flat_from is not None:
+        n, m = flat_from
+        return Diagnosis(
+            "input-latency",
+            f"{pct}; {cpu_text}: latency-bound up to about {n} workers; {m} ran no faster, so "
+            "something the workers share binds past that (storage that serves a few requests "
+            "at once, a connection pool, a rate limit).",
+        )
     return Diagnosis(
         "input-latency",
         f"{pct}; {cpu_text}: latency-bound, more workers help (tens are fine).",

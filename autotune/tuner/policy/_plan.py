@@ -15,15 +15,18 @@ from optuna.trial import FrozenTrial
 from autotune import state
 from autotune.answer import Diagnosis
 from autotune.contract import LoaderConfig, ProbeResult
-from autotune.state import SeedRecord, baseline_of, usable
+from autotune.state import SeedRecord, baseline_of, compared_windows, usable
 from autotune.tuner.evidence import (
     MAX_CEILING_GAP,
     best_usable,
     bound_for,
     ceiling_rate,
+    clearly_better,
     diagnose,
     median,
+    near,
     steady_load,
+    sustained,
     transport_bound,
     transport_rate,
     trial_config,
@@ -102,12 +105,39 @@ def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
         bound, kind = bound_for(known, workers, cpu_count)
         if kind == "transport" and bound and best_value >= (1 - MAX_CEILING_GAP) * bound:
             return transport_bound(best_value, bound, workers, cpu_count)
-    diagnosis = diagnose(subject, cpu_count=cpu_count, ceiling=ceiling, best=best_value)
+    flat = _flat_from(trials)
+    diagnosis = diagnose(
+        subject, cpu_count=cpu_count, ceiling=ceiling, best=best_value, flat_from=flat
+    )
     if subject is not result:
         first = diagnose(result, cpu_count=cpu_count)
         if first.bottleneck != diagnosis.bottleneck:
             diagnosis = diagnose(result, cpu_count=cpu_count, ceiling=ceiling, best=best_value)
     return diagnosis
+
+
+def _flat_from(trials: list[FrozenTrial]) -> tuple[int, int] | None:
+    """(the fewest workers that may be as fast as the fastest, within the drift between
+    probes (``near``), the most measured) where the most, at least twice as many, ran no
+    faster than those fewest beyond noise: the rate stopped growing with the count."""
+    line = [t for t in trials if usable(t) and int(trial_config(t).num_workers or 0) > 0]
+    if not line:
+        return None
+    count = {t.number: int(trial_config(t).num_workers or 0) for t in line}
+    fastest = max(
+        line, key=lambda t: sustained(compared_windows(t)) if compared_windows(t) else 0.0
+    )
+    top = compared_windows(fastest)
+    knee = min(
+        (t for t in line if near(compared_windows(t), top) or t is fastest),
+        key=lambda t: count[t.number],
+    )
+    most = max(line, key=lambda t: count[t.number])
+    if count[most.number] < 2 * count[knee.number]:
+        return None
+    if clearly_better(compared_windows(most), compared_windows(knee)):
+        return None
+    return count[knee.number], count[most.number]
 
 
 def search_space(

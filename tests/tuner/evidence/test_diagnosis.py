@@ -113,3 +113,10 @@ def test_prediction_is_capped_by_cores_for_cpu_bound_loading() -> None:
 
 def test_no_prediction_without_an_input_bottleneck() -> None:
     assert seed_workers(measured(0, wait=0.02, step=0.05), max_workers=64).workers is None
+
+
+def test_latency_bound_up_to_a_count_where_more_ran_no_faster() -> None:
+    d = diagnose(measured(6, wait=0.6, step=0.05, worker_cpu=0.8), cpu_count=2, flat_from=(6, 256))
+    assert d.bottleneck == "input-latency"
+    assert "latency-bound up to about 6 workers; 256 ran no faster" in d.summary
+    assert "more workers help" not in d.summary
