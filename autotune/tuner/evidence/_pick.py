@@ -75,7 +75,11 @@ def _name(c: Candidate) -> str:
     """ "#7 (8 workers, 702 samples/s re-measured)": a figure from a re-measure says so, or it
     reads as a misprint of the search's line for the same trial."""
     again = " re-measured" if c.remeasures else ""
-    rate = f"{median(c.windows):,.0f} samples/s{again}"
+    mid, kept = median(c.windows), sustained(c.windows)
+    rate = f"{mid:,.0f} samples/s{again}"
+    if kept < mid * (1 - NOISE_FLOOR):
+        # Bursty windows: what the pick compared with is what they sustain, not their median.
+        rate = f"{kept:,.0f} samples/s sustained{again}, its windows' median {mid:,.0f}"
     return f"#{c.trial} ({c.config.num_workers or 0} workers, {rate})"
 
 
@@ -135,7 +139,7 @@ def choose(
     winner = min(eligible, key=Candidate.cost)
     if winner is fastest:
         return Choice(winner, fastest)
-    share = median(winner.windows) / median(fastest.windows)
+    share = median(winner.windows) / sustained(fastest.windows)
     fewer = (fastest.config.num_workers or 0) - (winner.config.num_workers or 0)
     saved = f"{fewer} fewer worker processes" if fewer > 0 else "a cheaper config"
     return Choice(

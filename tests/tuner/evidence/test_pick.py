@@ -138,3 +138,14 @@ def test_a_figure_from_a_re_measure_says_so() -> None:
     choice = choose([fastest, knee], cand(0, 0, [115.0, 114.0]))
     assert choice.winner is knee
     assert "#2 (8 workers, 702 samples/s re-measured)" in (choice.why or ""), choice.why
+
+
+def test_a_knee_beside_a_bursty_fastest_is_said_against_what_it_sustains() -> None:
+    bursty = cand(2, 112, [503.0, 474.0, 282.0, 531.0, 433.0])
+    knee = cand(6, 4, [405.0, 403.0, 407.0])  # 96 % of the 422 the bursty windows sustain
+    choice = choose([bursty, knee], cand(0, 0, [80.0, 79.0]))
+    assert choice.winner is knee
+    said = choice.why or ""
+    # Not "reaches 89% of ... 433 samples/s": the share is of the rate 112 workers sustain.
+    assert "#6 (4 workers) reaches 9" in said and "reaches 8" not in said, said
+    assert "samples/s sustained, its windows' median 474" in said, said
