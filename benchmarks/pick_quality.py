@@ -14,7 +14,7 @@ below 1 by more than noise), ``knee`` (the fewest grid workers whose long runs r
 the grid's best) and ``pick_workers_vs_knee`` (the pick's worker count against it: 1.5 or
 less is the issue's bar), and the stated speedup against the long runs' own.
 
-    python benchmarks/pick_quality.py [--workloads io_bound,model_bound,cpu_bound,slots]
+    python benchmarks/pick_quality.py [--workloads io_bound,model_bound,cpu_bound,slots,lightning]
                                       [--long-s 8] [--rounds 2] [--out docs/pick-quality.json]
 """
 
@@ -56,6 +56,12 @@ WORKLOADS: dict[str, tuple[Path, tuple[str, ...], tuple[int, ...]]] = {
         ROOT / "tests/scripts/limited_store.py",
         ("--slots", "4", "--latency-ms", "10"),
         (0, 2, 3, 4, 6, 8, 16, 32),
+    ),
+    # A library script of the suite: Lightning's Trainer over 4 ms samples.
+    "lightning": (
+        ROOT / "tests/scripts/frameworks/lightning_train.py",
+        ("--latency", "0.004"),
+        (0, 1, 2, 4, 8, 16, 32),
     ),
 }
 
