@@ -137,9 +137,11 @@ def test_every_stored_value_loads_typed_and_saves_unchanged(
         stored_settings = stored.pop("settings")
         assert saved_options == stored
         assert {k: settings[k] for k in stored_settings} == stored_settings
-        # Probe settings added since: their defaults (no deadline of its own).
+        # Probe settings added since: their defaults (no deadline of its own; every probe may
+        # end on two agreeing windows, as then).
         assert {k: settings[k] for k in set(settings) - set(stored_settings)} == {
-            "deadline_s": None
+            "deadline_s": None,
+            "settled_below": None,
         }
     assert known.seeded == bool(raw.get("seeded"))
     assert known.verdict == raw.get("verdict")
