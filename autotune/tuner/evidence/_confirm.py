@@ -51,7 +51,7 @@ from autotune.tuner.evidence._candidates import (
 from autotune.tuner.evidence._fresh import confirm_fresh, steady_plan, unlike_plan
 from autotune.tuner.evidence._load import Load, steady_load
 from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median
-from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, choose, near, reaches
+from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, cheapest_near, choose, reaches
 from autotune.tuner.evidence._trials import trial_config, trial_result
 from autotune.tuner.evidence._windows import of_trial
 
@@ -245,15 +245,7 @@ def knee_plan(
         key=Candidate.cost,
         default=fastest,
     )
-    cheaper = [
-        c
-        for c in measured
-        if (base is None or c.config != base.config)
-        and c.config != leader.config
-        and c.cost() < leader.cost()
-        and near(c.windows, fastest.windows)
-    ]
-    knee = min(cheaper, key=Candidate.cost, default=None)
+    knee = cheapest_near(measured, leader, fastest, base)
     if knee is None or reaches(knee.windows, fastest.windows):
         return None  # the pick takes it on the search's windows
     chosen = [leader, knee]

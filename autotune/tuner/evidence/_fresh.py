@@ -23,7 +23,7 @@ from autotune.tuner.evidence._candidates import (
 )
 from autotune.tuner.evidence._load import alike, load_of
 from autotune.tuner.evidence._noise import ci95_median, median
-from autotune.tuner.evidence._pick import choose, near
+from autotune.tuner.evidence._pick import cheapest_near, choose
 
 
 def unlike_plan(
@@ -53,17 +53,7 @@ def unlike_plan(
     chosen = [leader, *rivals][: max(1, limit)]
     # The knee joins them: the cheapest config that may be as fast as the leader is the one
     # the pick would take, and a round without it can only pick among dearer ones.
-    knee = min(
-        (
-            c
-            for c in measured
-            if c.cost() < leader.cost()
-            and (base is None or c.config != base.config)
-            and near(c.windows, leader.windows)
-        ),
-        key=Candidate.cost,
-        default=None,
-    )
+    knee = cheapest_near(measured, leader, leader, base)
     if knee is not None and all(c.config != knee.config for c in chosen):
         chosen.append(knee)
     if base is not None and not is_base:

@@ -55,6 +55,25 @@ def near(windows: Sequence[float], best: Sequence[float]) -> bool:
     return bool(windows and best) and median(windows) >= sustained(best) * (1 - NEAR)
 
 
+def cheapest_near(
+    measured: Sequence[Candidate], dearer: Candidate, top: Candidate, base: Candidate | None
+) -> Candidate | None:
+    """The cheapest config, not the script as written, cheaper than ``dearer`` and ``near``
+    ``top``: the knee a re-measure beside the leader must hold, since the pick would take it."""
+    return min(
+        (
+            c
+            for c in measured
+            if (base is None or c.config != base.config)
+            and c.config != dearer.config
+            and c.cost() < dearer.cost()
+            and near(c.windows, top.windows)
+        ),
+        key=Candidate.cost,
+        default=None,
+    )
+
+
 def clearly_faster(fast: Sequence[float], slow: Sequence[float], margin: float) -> bool:
     """``fast`` beats ``slow`` by more than ``margin`` and the noise of both."""
     if not fast or not slow:
