@@ -45,6 +45,11 @@ FAILED_STATUSES = frozenset(
 # Start of a "crashed" trial's reason when num_streams > 0 met a script that does CPU work on
 # its batches: that setting can never apply to this script, whatever the others are.
 STREAMS_CPU_WORK = "num_streams cannot apply: the script does CPU work on its batches"
+# Start of a "crashed" trial's reason when a dataset that splits whole shards among workers
+# failed for a worker that got none: the trial's worker count caused it, not the script.
+TOO_FEW_SHARDS = (
+    "more workers than the dataset has shards (the setting's failure, not the script's)"
+)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,10 @@ class MeasuredLoader:
     # from the run's start. Left out of the JSON when None, as it always was outside a
     # live run.
     switched_at: list[int] | None = None
+    # Whole shards its workers split among them, where the library says (``shards_in``: the
+    # library, "datasets" or "webdataset"): past that count a worker gets none and idles.
+    shards: int | None = None
+    shards_in: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -221,6 +225,10 @@ class ProbeResult:
     # A setting of the trial that could not be applied safely to that loader, and why; the
     # figures are of the settings in applied_config.
     not_applied: str = ""
+    # Workers of the measured loader (over an IterableDataset) that had ended their stream at
+    # both the measurement's start and its end while the others still delivered: the dataset
+    # gave them nothing to load. None where not read (no workers, a map-style dataset).
+    idle_workers: int | None = None
     # One entry per rank of a multi-process probe; the figures above are the job's: rates
     # summed over ranks, times of the slowest rank.
     ranks: list[RankFigures] | None = None

@@ -44,7 +44,8 @@ def _clean(value: Any) -> Any:
 
 
 def clearly_slower(windows: Sequence[float]) -> str:
-    return f"stopped after {len(windows)} windows: clearly slower than best"
+    n = len(windows)
+    return f"stopped after {n} window{'' if n == 1 else 's'}: clearly slower than best"
 
 
 def cut_short(windows: Sequence[float], status: Status, reason: str) -> ProbeResult:

@@ -28,7 +28,7 @@ from autotune.contract import (
     TrialConfig,
 )
 from autotune.runner._base import Target, WindowCallback
-from autotune.runner._classify import classify
+from autotune.runner._classify import classify, clearly_slower
 from autotune.runner._group import EXIT_GRACE_S, Member, ProcessGroup, probe_env
 
 # Of the slowest rank: the job goes at the pace of its slowest rank.
@@ -275,7 +275,7 @@ def run_ranks(
     job = merge_rank_results(results, first_failed=ending.failed, failed_at=failed_at)
     if ending.pruned and ending.failed is None:
         job.status = "pruned"
-        job.reason = f"stopped after {len(job.windows)} windows: clearly slower than best"
+        job.reason = clearly_slower(job.windows)
     return job
 
 

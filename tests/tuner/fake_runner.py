@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
+from autotune.contract import LoaderConfig, MeasuredLoader, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
 
 
@@ -30,6 +30,8 @@ class FakeRunner(BaseRunner):
         seed: int = 0,
         cpu_speedup: float = 1.0,
         thread_slowdown: float = 1.0,
+        shards: int | None = None,
+        shards_in: str | None = None,
     ) -> None:
         self.after = after
         # Another process on the machine while a probe runs: (slowdown, cores it took), read
@@ -52,6 +54,9 @@ class FakeRunner(BaseRunner):
         # how much shorter (a step that gains from every thread all the same).
         self.thread_slowdown = thread_slowdown
         self.fail = fail
+        # A stream split among workers by whole shards: workers past ``shards`` idle (and are
+        # reported so); ``shards_in``: the library that says the count, as the probe reads it.
+        self.shards, self.shards_in = shards, shards_in
         self.rng = random.Random(seed)
         self.calls: list[TrialConfig] = []
 
@@ -70,6 +75,7 @@ class FakeRunner(BaseRunner):
             step = self.load_s + compute_s
         else:
             effective = min(workers, self.cores) if self.cpu_bound else workers
+            effective = min(effective, self.shards or effective)
             step = max(compute_s, self.load_s / effective)
         return self.batch / step
 
@@ -140,8 +146,11 @@ class FakeRunner(BaseRunner):
                 "ceiling_samples_per_s": ceiling_windows[len(ceiling_windows) // 2],
                 "ceiling_status": "ok",
             }
+        said = MeasuredLoader(shards=self.shards, shards_in=self.shards_in) if self.shards_in else None
         return ProbeResult(
             **ceiling,  # type: ignore[arg-type]
+            measured_loader=said,
+            idle_workers=max(0, workers - self.shards) if self.shards and workers else None,
             status="ok",
             script_config=self.script,
             applied_config=applied,

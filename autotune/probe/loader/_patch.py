@@ -71,6 +71,7 @@ from autotune.probe.loader._marks import (
     mark_built,
 )
 from autotune.probe.loader._reconfigure import give_others, reconfigure
+from autotune.probe.loader._shards import shards_of
 from autotune.probe.loader._site import call_site, framework_of, in_framework_eval, library_on_stack
 from autotune.probe.loader._standin import (
     ForeignLoader,
@@ -307,12 +308,15 @@ class LoaderPatch:
         # Called inside the chosen iteration's __next__: the stack holds whoever iterates it.
         shown = loader.__dict__.get(OWNER_ATTR) or loader  # a stand-in's owner is what users see
         evidence = framework_of(shown, loader.__dict__.get(BY_ATTR), library_on_stack())
+        shards = shards_of(loader.dataset)
         self.measured_loader = MeasuredLoader(
             loader=type(shown).__name__,
             dataset=type(getattr(shown, "dataset", loader.dataset)).__name__,
             batch_size=batch_size_of(own),
             framework=evidence[0] if evidence else None,
             built_by=evidence[1] if evidence else None,
+            shards=shards[0] if shards else None,
+            shards_in=shards[1] if shards else None,
         )
         for audition in auditions:
             self._give_back(audition.loader)

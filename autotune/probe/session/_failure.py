@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autotune._words import Caught, caught_elsewhere, clip, first_line, storable
-from autotune.contract import STREAMS_CPU_WORK, Status
+from autotune.contract import STREAMS_CPU_WORK, TOO_FEW_SHARDS, Status
 
 # What torch says when a script does CPU work on a batch that is already on the GPU.
 _CPU_WORK_SIGNS = (
@@ -13,6 +13,10 @@ _CPU_WORK_SIGNS = (
     "expected object of device type cpu",
     "expected a 'cpu' device type",
 )
+
+# What a library says when one of the DataLoader's workers got no shard (WebDataset's
+# empty check), lower case.
+_SHARD_SIGNS = ("fewer shards than workers", "more workers than shards")
 
 
 def is_oom(exc: BaseException) -> bool:
@@ -72,6 +76,8 @@ def from_exception(exc: BaseException, streams_applied: int) -> tuple[Status, st
                 f"{STREAMS_CPU_WORK} (num_streams={streams_applied} puts them on the "
                 f"GPU before the script sees them): {short(exc)}"
             )
+        if any(sign in str(exc).lower() for sign in _SHARD_SIGNS):
+            return "crashed", f"{TOO_FEW_SHARDS}: {short(exc)}"
         return "crashed", short(exc)
     if is_cuda_oom(exc):
         return "oom", f"CUDA out of memory on the GPU: {short(exc)}"

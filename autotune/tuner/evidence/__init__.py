@@ -35,6 +35,7 @@ from autotune.tuner.evidence._load import (
 from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median, sustained
 from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, near, reaches
 from autotune.tuner.evidence._recommendation import recommended_trial, summarize
+from autotune.tuner.evidence._shards import ShardBound, shard_bound, too_few_shards
 from autotune.tuner.evidence._trials import (
     best_usable,
     duplicate_of,
@@ -54,6 +55,7 @@ __all__ = [
     "MIN_CORES",
     "NEAR",
     "NOISE_FLOOR",
+    "ShardBound",
     "baseline_failure",
     "best_usable",
     "bound_for",
@@ -79,10 +81,12 @@ __all__ = [
     "reaches",
     "recommended_trial",
     "record_from_baseline",
+    "shard_bound",
     "short_script_verdict",
     "steady_load",
     "summarize",
     "sustained",
+    "too_few_shards",
     "transport_bound",
     "transport_rate",
     "trial_config",

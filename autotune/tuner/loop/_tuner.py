@@ -27,6 +27,7 @@ from autotune.tuner.evidence import (
     may_lead,
     measure_ceiling,
     record_from_baseline,
+    shard_bound,
     short_script_verdict,
     trial_result,
     trial_state,
@@ -81,10 +82,9 @@ class Tuner:
         )
         self.cuda, self.reporter = cuda, reporter or NullReporter()
         self._after_trial = after_trial or (lambda study: None)
-        # A reason from outside the study to stop (a live run that ended), checked each turn.
-        self._stop_when = stop_when or (lambda: None)
-        # The role every searched trial is recorded under (a live run's segments: "adapt").
-        self._role = role
+        # A reason from outside the study to stop (a live run that ended), checked each turn,
+        # and the role every searched trial is recorded under (a live run's segments: "adapt").
+        self._stop_when, self._role = stop_when or (lambda: None), role
         self._started = time.monotonic()
         self._last_space: SearchSpace | None = None
         self._fitted = False  # the last probe knew the script's length
@@ -220,8 +220,7 @@ class Tuner:
                     continue
             if reason is None:
                 gate.wait()
-        # Re-measure the leaders once every worker's last trial is in: a trial still running
-        # elsewhere could be the new best.
+        # Re-measure the leaders once every worker's last trial is in (it could be the best).
         while not gate.settled():
             gate.wait()
         with gate.turn():
@@ -337,10 +336,12 @@ class Tuner:
         return True
 
     def _capped(self, space: SearchSpace) -> SearchSpace:
-        """The space below the worker count a failure capped it at, if any."""
-        cap = state.load(self.study).worker_cap
+        """The space below a failure's cap and the dataset's shards (``shard_bound``), if any."""
+        shards = shard_bound(self._trials())
+        caps = [state.load(self.study).worker_cap, shards.workers if shards else None]
+        cap = min((int(c) for c in caps if c is not None), default=None)
         if cap is not None and cap < space.max_workers:
-            return replace(space, max_workers=max(0, int(cap)))
+            return replace(space, max_workers=max(0, cap))
         return space
 
     def _run_trial(self, trial: optuna.Trial, config: LoaderConfig, trial_role: str) -> None:
@@ -363,8 +364,7 @@ class Tuner:
         # run fills in whatever the probe could not say it applied.
         result.applied_config = result.applied_config.merged_over(config)
         record = state.TrialRecord.of_result(result, trial_role)
-        # Infeasible (over a memory budget) trials are never recommended; TPE learns the
-        # region from the constraint.
+        # Over a memory budget: never recommended; TPE learns the region from the constraint.
         host = over_host_budget(result, self.options, self.target.nproc_per_node)
         gpu = over_gpu_budget(result, self.options)
         trial.set_constraint("host_memory", host)

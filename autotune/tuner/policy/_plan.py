@@ -25,6 +25,7 @@ from autotune.tuner.evidence import (
     diagnose,
     median,
     near,
+    shard_bound,
     steady_load,
     sustained,
     transport_bound,
@@ -113,6 +114,9 @@ def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
         first = diagnose(result, cpu_count=cpu_count)
         if first.bottleneck != diagnosis.bottleneck:
             diagnosis = diagnose(result, cpu_count=cpu_count, ceiling=ceiling, best=best_value)
+    shards = shard_bound(trials)
+    if shards is not None:
+        diagnosis = replace(diagnosis, summary=f"{diagnosis.summary} {shards.sentence()}")
     return diagnosis
 
 
@@ -169,6 +173,10 @@ def search_space(
             threads=threads,
         )
 
+    # Never more workers than the dataset can feed (its shards), the user's range included.
+    shards = shard_bound(study.get_trials(deepcopy=False))
+    if shards is not None:
+        max_workers = min(max_workers or shards.workers, shards.workers)
     wide = space(max_workers)
     result = trial_result(baseline)
     if result is None or not result.ok or max_workers is not None:

@@ -503,3 +503,35 @@ def test_every_re_measure_of_confirmation_measures_every_window() -> None:
     assert confirmation is not None and not confirmation.skipped, confirmation
     remeasures = runner.calls[len(tuner.study.trials) :]
     assert remeasures and all(c.settings.min_windows == 0 for c in remeasures)
+
+
+def test_a_library_s_shard_count_bounds_every_worker_count_tried() -> None:
+    # Four shards (Hugging Face datasets says so from the baseline on): the rate stops at 4
+    # workers whatever the latency asks (about 13), and no trial ever asks for more.
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, shards=4, shards_in="datasets")
+    tuner = make(runner, trials=10)
+    tuner.run()
+    tried = [c.loader.num_workers or 0 for c in runner.calls]
+    assert max(tried) <= 4, tried
+    answer = summarize(tuner.study, "mem")
+    assert answer.recommended is not None
+    assert answer.recommended.config["num_workers"] == 4
+    assert answer.diagnosis is not None
+    assert "This dataset has 4 shards (datasets' `num_shards`)" in answer.diagnosis.summary
+    assert "to_iterable_dataset(num_shards=N)" in answer.diagnosis.summary
+
+
+def test_workers_a_measurement_saw_idle_bound_the_counts_tried_after_it() -> None:
+    # No library says the count: the first trial past it (the seed) shows its idle workers,
+    # and from then on no trial asks for more than fed it.
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, shards=3)
+    tuner = make(runner, trials=10)
+    tuner.run()
+    tried = [c.loader.num_workers or 0 for c in runner.calls]
+    first = next(i for i, n in enumerate(tried) if n > 3)
+    assert all(n <= 3 for n in tried[first + 1 :]), tried
+    answer = summarize(tuner.study, "mem")
+    assert answer.recommended is not None
+    assert answer.recommended.config["num_workers"] == 3
+    assert answer.diagnosis is not None
+    assert "got nothing to load from the dataset" in answer.diagnosis.summary

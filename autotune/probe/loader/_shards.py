@@ -1,0 +1,86 @@
+"""What a streamed dataset can feed: the shards its workers split, read where the library
+says it, and the workers a measurement saw idle where it does not.
+
+An ``IterableDataset`` that splits its stream among DataLoader workers by whole shards gives
+each worker ``shards[id::num_workers]``: past the shard count a worker gets none and ends at
+once, so more workers than shards add processes and no rate. Two libraries say their count:
+
+- Hugging Face ``datasets``: ``IterableDataset.num_shards`` (per node once split by node);
+  its workers past it stop with "Too many dataloader workers".
+- WebDataset: a pipeline whose source is a shard list (``SimpleShardList``, with a length) then
+  ``split_by_worker``; a worker with no shard raises "No samples found ... fewer shards than
+  workers". A resampled source draws shards at random in every worker: no bound.
+
+Everything here reads attributes only (the library is never imported by the probe), and
+anything unexpected reads as "not known".
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+# The libraries whose shard counts are read, by the name of their top-level package.
+DATASETS = "datasets"
+WEBDATASET = "webdataset"
+
+
+def _package(obj: Any) -> str:
+    return (type(obj).__module__ or "").split(".", 1)[0]
+
+
+def _hf_shards(dataset: Any) -> int | None:
+    try:
+        shards = dataset.num_shards
+    except Exception:  # a property that fails tells us nothing
+        return None
+    return shards if isinstance(shards, int) and shards > 0 else None
+
+
+def _splits_by_worker(stages: list[Any]) -> bool:
+    shardlists = sys.modules.get("webdataset.shardlists")
+    splitter = getattr(shardlists, "split_by_worker", None)
+    return any(
+        stage is splitter or getattr(stage, "__name__", "") == "split_by_worker" for stage in stages
+    )
+
+
+def _wds_shards(dataset: Any) -> int | None:
+    stages = getattr(dataset, "pipeline", None)
+    if not isinstance(stages, list) or not stages:
+        return None
+    # A shard list has a length (``SimpleShardList``); a resampled source draws for ever.
+    source = stages[0]
+    if not hasattr(type(source), "__len__") or not _splits_by_worker(stages[1:]):
+        return None
+    try:
+        shards = len(source)
+    except Exception:
+        return None
+    return shards if isinstance(shards, int) and shards > 0 else None
+
+
+def shards_of(dataset: Any) -> tuple[int, str] | None:
+    """(shards, the library that splits by them) for a dataset whose workers each take whole
+    shards; None where no library says so."""
+    package = _package(dataset)
+    if package == DATASETS:
+        shards = _hf_shards(dataset)
+        return (shards, DATASETS) if shards is not None else None
+    if package == WEBDATASET:
+        found = _wds_shards(dataset)
+        return (found, WEBDATASET) if found is not None else None
+    return None
+
+
+def idle_workers(it: Any) -> frozenset[int] | None:
+    """The workers of an iterable-dataset loader's live iterator that have ended their
+    stream while it still delivers (torch marks such a worker unavailable and asks it for
+    nothing more); None where the iterator is not one of those, or has ended."""
+    status = getattr(it, "_workers_status", None)
+    kind = getattr(it, "_dataset_kind", None)
+    if not isinstance(status, list) or getattr(it, "_shutdown", True) or kind != 1:
+        return None  # torch's _DatasetKind.Iterable is 1
+    if all(status) or not any(status):
+        return frozenset() if all(status) else None
+    return frozenset(i for i, up in enumerate(status) if not up)

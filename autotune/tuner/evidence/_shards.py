@@ -1,0 +1,87 @@
+"""The most workers a streamed dataset can feed, and how the answer says it.
+
+A dataset that splits whole shards among its workers (``probe/loader/_shards.py``) feeds at
+most as many workers as it has shards: the rest get none and idle (Hugging Face ``datasets``
+stops them, WebDataset raises). The bound comes from, in order of trust:
+
+1. the library's own count, read by the probe from the dataset (``MeasuredLoader.shards``);
+2. a measurement: a trial of N workers in which K ended their stream at both ends of the
+   measurement while the others still delivered, so N - K fed it;
+3. a trial that failed because a worker got no shard (``TOO_FEW_SHARDS``): below its count.
+
+The search never asks for more workers than the bound, and the answer says why in the
+library's terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from optuna.trial import FrozenTrial
+
+from autotune import state
+from autotune.contract import TOO_FEW_SHARDS
+
+# How to raise the bound, in each library's own terms.
+_MORE_SHARDS = {
+    "datasets": (
+        "`Dataset.to_iterable_dataset(num_shards=N)` (or more data files, or "
+        "`IterableDataset.reshard()`) raises the bound"
+    ),
+    "webdataset": "more, smaller shards in the shard list raise the bound",
+}
+
+
+@dataclass(frozen=True)
+class ShardBound:
+    """At most ``workers`` workers can deliver; ``library`` says whose count it is (None: seen
+    in a measurement), ``seen`` the trial that showed it, where one did."""
+
+    workers: int
+    library: str | None = None
+    seen: int | None = None
+    tried: int | None = None  # the worker count of that trial
+
+    def sentence(self) -> str:
+        n = self.workers
+        if self.library == "datasets":
+            head = f"This dataset has {n} shards (datasets' `num_shards`): workers past {n} idle"
+        elif self.library == "webdataset":
+            head = f"This WebDataset has {n} shards in its shard list: a worker past {n} gets none"
+        elif self.tried is not None:
+            head = (
+                f"#{self.seen}: {self.tried - n} of its {self.tried} workers got nothing to load "
+                f"from the dataset while the others delivered, so it feeds at most {n}"
+            )
+        else:
+            head = f"The dataset feeds at most {n} workers"
+        more = _MORE_SHARDS.get(self.library or "", "a dataset split into more parts raises it")
+        return f"{head}, so the search tried no more than {n}. {more[0].upper()}{more[1:]}."
+
+
+def _measured(trial: FrozenTrial) -> ShardBound | None:
+    record = state.record_of(trial)
+    result = record.probe_result()
+    if result is None:
+        return None
+    loader = result.measured_loader
+    if loader is not None and loader.shards:
+        return ShardBound(loader.shards, loader.shards_in)
+    workers = result.applied_config.num_workers or record.config.num_workers or 0
+    idle = result.idle_workers or 0
+    if 0 < idle < workers:
+        return ShardBound(workers - idle, seen=trial.number, tried=workers)
+    return None
+
+
+def shard_bound(trials: Iterable[FrozenTrial]) -> ShardBound | None:
+    """The tightest bound the trials show (a library's count before a measurement's)."""
+    found = [bound for t in trials if (bound := _measured(t)) is not None]
+    said = [b for b in found if b.library is not None]
+    return min(said or found, key=lambda b: b.workers, default=None)
+
+
+def too_few_shards(trial: FrozenTrial) -> bool:
+    """The trial failed because a worker of its count got no shard: the setting's failure."""
+    return (state.record_of(trial).reason or "").startswith(TOO_FEW_SHARDS)
