@@ -146,7 +146,9 @@ class FakeRunner(BaseRunner):
                 "ceiling_samples_per_s": ceiling_windows[len(ceiling_windows) // 2],
                 "ceiling_status": "ok",
             }
-        said = MeasuredLoader(shards=self.shards, shards_in=self.shards_in) if self.shards_in else None
+        said = None
+        if self.shards_in:
+            said = MeasuredLoader(shards=self.shards, shards_in=self.shards_in)
         return ProbeResult(
             **ceiling,  # type: ignore[arg-type]
             measured_loader=said,

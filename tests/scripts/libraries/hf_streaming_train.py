@@ -37,9 +37,7 @@ def main() -> None:
     args = p.parse_args()
     torch.set_num_threads(1)
     ds = Dataset.from_generator(texts, gen_kwargs={"n": args.samples})
-    stream = ds.to_iterable_dataset(num_shards=args.shards).map(
-        tokenize, remove_columns=["text"]
-    )
+    stream = ds.to_iterable_dataset(num_shards=args.shards).map(tokenize, remove_columns=["text"])
     loader = DataLoader(stream.with_format("torch"), batch_size=32, num_workers=args.workers)
     model = nn.Sequential(nn.EmbeddingBag(VOCAB, 16), nn.Linear(16, 2))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
