@@ -152,3 +152,28 @@ def test_fastai_loader_is_measured_and_tuned_where_it_keeps_its_settings(tmp_pat
     assert snippet.returncode == 0, snippet.stderr
     assert "dls = dblock.dataloaders(source, num_workers=" in snippet.stdout, snippet.stdout
     assert "DataLoader(" not in snippet.stdout and "prefetch" not in snippet.stdout
+
+
+@pytest.mark.slow
+def test_a_torchdata_nodes_pipeline_gets_the_verdict_in_seconds_in_its_own_terms(
+    tmp_path: Path,
+) -> None:
+    # ParallelMapper's threads, a Prefetcher and a Loader: no torch DataLoader to tune. The
+    # verdict comes at the first training steps, not the trial timeout, and names the
+    # pipeline's own knobs.
+    pytest.importorskip("torchdata.nodes", reason="torchdata is in the dev extra")
+    mark = uuid.uuid4().hex
+    command = [
+        sys.executable, "-m", "autotune.cli", "probe", str(LIBRARIES / "torchdata_nodes_train.py"),
+        "--trials", "3", "--storage", f"sqlite:///{tmp_path / 'autotune.db'}",
+    ]  # fmt: skip
+    proc = subprocess.run(
+        command, env={**os.environ, MARK_ENV: mark}, capture_output=True, text=True, timeout=120
+    )
+    assert_no_orphans(mark)
+    assert proc.returncode != 0
+    assert "no DataLoader to tune" in proc.stderr, proc.stderr
+    assert "torchdata.nodes" in proc.stderr, proc.stderr
+    assert "ParallelMapper(num_workers=" in proc.stderr, proc.stderr
+    assert "Prefetcher(prefetch_factor=" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout

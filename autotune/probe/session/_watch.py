@@ -10,9 +10,10 @@ the script has taken ``STEPS`` of them with no DataLoader iterated, or ``MIN_STE
 that prepares data for minutes before its loader (tokenising, say) takes no steps meanwhile,
 so it is never cut short.
 
-The verdict hints at an ``np.memmap`` only when the script made one (``np.memmap(...)`` or
-``np.load(..., mmap_mode=...)``, counted at ``memmap.__new__``): torch imports numpy, so
-"numpy is loaded" is true of every script and says nothing.
+A script that imported ``torchdata.nodes`` is told that pipeline's own knobs, which are not
+a DataLoader's. The verdict hints at an ``np.memmap`` only when the script made one
+(``np.memmap(...)`` or ``np.load(..., mmap_mode=...)``, counted at ``memmap.__new__``): torch
+imports numpy, so "numpy is loaded" is true of every script and says nothing.
 """
 
 from __future__ import annotations
@@ -134,6 +135,15 @@ class NoLoaderWatch:
             if self.memmaps
             else ""
         )
+        if "torchdata.nodes" in sys.modules:
+            return (
+                f"no DataLoader to tune: the script took {did} in {took:.1f} s {without}; it "
+                "loads through torchdata.nodes, whose pipeline has its own knobs "
+                '(ParallelMapper(num_workers=..., method="thread" or "process"), '
+                "Prefetcher(prefetch_factor=...), PinMemory) that autotune does not tune yet: "
+                "it tunes torch.utils.data.DataLoader settings. Time those by hand, or put "
+                "the source behind a Dataset and a DataLoader to have autotune measure it"
+            )
         return (
             f"no DataLoader to tune: the script took {did} in {took:.1f} s {without}; it "
             f"loads its batches another way{hint}. autotune tunes torch.utils.data.DataLoader "
