@@ -71,7 +71,7 @@ from autotune.probe.loader._marks import (
     mark_built,
 )
 from autotune.probe.loader._reconfigure import give_others, reconfigure
-from autotune.probe.loader._shards import shards_of
+from autotune.probe.loader._shards import shard_fields
 from autotune.probe.loader._site import call_site, framework_of, in_framework_eval, library_on_stack
 from autotune.probe.loader._standin import (
     ForeignLoader,
@@ -112,8 +112,7 @@ class LoaderPatch:
         self._others_iterable = others_iterable
         # Settings for the other map-style loaders (evaluation, validation), or None.
         self.others = None if switchable else others
-        # Mode "adapt": iterations of torch's own __iter__ go through a SwitchableLoader, so
-        # the search can change the settings mid-epoch; ``config`` follows its last order.
+        # Mode "adapt": __iter__ goes through a SwitchableLoader; ``config`` is its last order.
         self._switchable = switchable
         self._first_batch_timeout_s = first_batch_timeout_s  # a switched config's, then hung
         self._wrap = wrap
@@ -140,8 +139,7 @@ class LoaderPatch:
         self._owns: dict[tuple[type, str], Any] = {}
         self._had_init_subclass = False
         self._orig_init_subclass: Any = None
-        # Loaders torch iterates through a stand-in (fastai's); a live run switches only
-        # DataLoaders, so there they are left as the script built them.
+        # Loaders torch iterates through a stand-in (fastai's); a live run leaves them be.
         self._stand_ins = None if switchable else StandInHook(self._stand_in)
         # The epoch clock's hooks: set by a probe that times epochs, never by `autotune run`.
         self.on_other: OnOther | None = None
@@ -308,15 +306,13 @@ class LoaderPatch:
         # Called inside the chosen iteration's __next__: the stack holds whoever iterates it.
         shown = loader.__dict__.get(OWNER_ATTR) or loader  # a stand-in's owner is what users see
         evidence = framework_of(shown, loader.__dict__.get(BY_ATTR), library_on_stack())
-        shards = shards_of(loader.dataset)
         self.measured_loader = MeasuredLoader(
             loader=type(shown).__name__,
             dataset=type(getattr(shown, "dataset", loader.dataset)).__name__,
             batch_size=batch_size_of(own),
             framework=evidence[0] if evidence else None,
             built_by=evidence[1] if evidence else None,
-            shards=shards[0] if shards else None,
-            shards_in=shards[1] if shards else None,
+            **shard_fields(loader.dataset),
         )
         for audition in auditions:
             self._give_back(audition.loader)

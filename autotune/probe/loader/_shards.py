@@ -73,6 +73,12 @@ def shards_of(dataset: Any) -> tuple[int, str] | None:
     return None
 
 
+def shard_fields(dataset: Any) -> dict[str, Any]:
+    """``MeasuredLoader``'s ``shards`` and ``shards_in`` for ``dataset``, where known."""
+    found = shards_of(dataset)
+    return {"shards": found[0], "shards_in": found[1]} if found else {}
+
+
 def idle_workers(it: Any) -> frozenset[int] | None:
     """The workers of an iterable-dataset loader's live iterator that have ended their
     stream while it still delivers (torch marks such a worker unavailable and asks it for
