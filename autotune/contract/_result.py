@@ -226,8 +226,9 @@ class ProbeResult:
     # figures are of the settings in applied_config.
     not_applied: str = ""
     # Workers of the measured loader (over an IterableDataset) that had ended their stream at
-    # both the measurement's start and its end while the others still delivered: the dataset
-    # gave them nothing to load. None where not read (no workers, a map-style dataset).
+    # both the measurement's start and its end, in one iteration that delivered more batches
+    # than it has workers meanwhile: the dataset gave them nothing to load. None where not
+    # read (no workers, a map-style dataset, an epoch's end between the two readings).
     idle_workers: int | None = None
     # One entry per rank of a multi-process probe; the figures above are the job's: rates
     # summed over ranks, times of the slowest rank.

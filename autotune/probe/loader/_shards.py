@@ -18,6 +18,7 @@ anything unexpected reads as "not known".
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 # The libraries whose shard counts are read, by the name of their top-level package.
@@ -79,14 +80,40 @@ def shard_fields(dataset: Any) -> dict[str, Any]:
     return {"shards": found[0], "shards_in": found[1]} if found else {}
 
 
-def idle_workers(it: Any) -> frozenset[int] | None:
+@dataclass(frozen=True)
+class IdleReading:
+    """The workers of a live iterable-dataset iterator that had ended their stream, at one
+    moment: which iterator (its ``id``), which workers, and how many tasks it had received."""
+
+    iterator: int
+    idle: frozenset[int]
+    received: int
+    workers: int
+
+
+def idle_workers(it: Any) -> IdleReading | None:
     """The workers of an iterable-dataset loader's live iterator that have ended their
-    stream while it still delivers (torch marks such a worker unavailable and asks it for
-    nothing more); None where the iterator is not one of those, or has ended."""
+    stream (torch marks such a worker unavailable and asks it for nothing more); None where
+    the iterator is not one of those, or has ended."""
     status = getattr(it, "_workers_status", None)
+    received = getattr(it, "_rcvd_idx", None)
     kind = getattr(it, "_dataset_kind", None)
-    if not isinstance(status, list) or getattr(it, "_shutdown", True) or kind != 1:
+    if not isinstance(status, list) or not isinstance(received, int) or kind != 1:
         return None  # torch's _DatasetKind.Iterable is 1
-    if all(status) or not any(status):
-        return frozenset() if all(status) else None
-    return frozenset(i for i, up in enumerate(status) if not up)
+    if getattr(it, "_shutdown", True) or not any(status):
+        return None
+    idle = frozenset(i for i, up in enumerate(status) if not up)
+    return IdleReading(id(it), idle, received, len(status))
+
+
+def idle_between(start: IdleReading | None, end: IdleReading | None) -> int | None:
+    """Workers that gave nothing from one reading to the other: the same ones idle at both,
+    in one iteration of one iterator that delivered more batches between them than it has
+    workers. A worker that merely finished its share of an epoch first (round-robin shares
+    differ by one batch) leaves fewer than that many batches to come; a worker without a shard
+    stays idle however many come."""
+    if start is None or end is None or start.iterator != end.iterator:
+        return None
+    if end.received - start.received <= end.workers or start.idle != end.idle:
+        return None
+    return len(end.idle)

@@ -42,7 +42,7 @@ class Measured(Protocol):
     @property
     def cpu_at_end(self) -> tuple[float, float] | None: ...
     @property
-    def idle_workers(self) -> frozenset[int] | None: ...
+    def idle_workers(self) -> int | None: ...
 
 
 def _device() -> str:
@@ -96,8 +96,7 @@ def build_result(session: Measured, status: Status, reason: str = "") -> ProbeRe
     # Which loader was measured; its first batch, timed before it was chosen.
     res.measured_loader = session.patch.measured_loader
     res.not_applied = session.patch.not_applied
-    if session.idle_workers is not None:
-        res.idle_workers = len(session.idle_workers)
+    res.idle_workers = session.idle_workers
     res.script_batches = session.script_batches
     res.batches += session.patch.unmetered_batches
     if session.patch.time_to_first_batch_s is not None:

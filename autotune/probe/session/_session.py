@@ -30,10 +30,12 @@ from autotune.probe.loader import (
     Delivery,
     EndedIterator,
     ForeignLoader,
+    IdleReading,
     LoaderPatch,
     SettingsRefused,
     StreamPrefetcher,
     TimedIterator,
+    idle_between,
     idle_workers,
     make_streams,
     timed_pass,
@@ -61,10 +63,10 @@ class ProbeSession:
         self.streams_applied = 0
         self.cpu_at_start = (0.0, 0.0)
         self.cpu_at_end: tuple[float, float] | None = None
-        # Workers of the measured loader idle at the measurement's start, then those idle at
-        # both its start and its end (``idle_workers``).
-        self.idle_at_start: frozenset[int] | None = None
-        self.idle_workers: frozenset[int] | None = None
+        # Workers of the measured loader idle at the measurement's start, then the count
+        # idle from its start to its end (``idle_between``).
+        self.idle_at_start: IdleReading | None = None
+        self.idle_workers: int | None = None
         # The multi-rank stop protocol, when the runner started ranks.
         ranks = RankSync.from_env()
         adapt = config.mode == "adapt"
@@ -204,10 +206,7 @@ class ProbeSession:
     def _measure_end(self) -> None:
         # Measurement is over: an exact memory reading here costs no window anything.
         self.cpu_at_end = self.sampler.cpu_snapshot(exact=True)
-        # Idle at both ends: a worker whose share of one epoch ran out near its end is not.
-        idle = idle_workers(self.patch.last_iterator)
-        if idle is not None and self.idle_at_start is not None:
-            self.idle_workers = idle & self.idle_at_start
+        self.idle_workers = idle_between(self.idle_at_start, idle_workers(self.patch.last_iterator))
         if self.copy_stats is not None:
             self.copy_stats.active = False
         self.gpu.stop()

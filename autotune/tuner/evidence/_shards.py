@@ -5,8 +5,9 @@ most as many workers as it has shards: the rest get none and idle (Hugging Face 
 stops them, WebDataset raises). The bound comes from, in order of trust:
 
 1. the library's own count, read by the probe from the dataset (``MeasuredLoader.shards``);
-2. a measurement: a trial of N workers in which K ended their stream at both ends of the
-   measurement while the others still delivered, so N - K fed it;
+2. a measurement: a trial of N workers in which the same K had ended their stream at both
+   ends of the measurement while more batches than workers came (``idle_workers``), so
+   N - K fed it;
 3. a trial that failed because a worker got no shard (``TOO_FEW_SHARDS``): below its count.
 
 The search never asks for more workers than the bound, and the answer says why in the

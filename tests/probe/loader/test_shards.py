@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from autotune.contract import LoaderConfig
-from autotune.probe.loader import shards_of
+from autotune.probe.loader import IdleReading, idle_between, shards_of
 from tests.conftest import probe
 
 
@@ -63,3 +63,17 @@ def test_a_stream_every_worker_feeds_has_no_idle_worker() -> None:
     result = probe("sharded.py", "--shards", "6", loader=LoaderConfig(num_workers=3))
     assert result.ok, result.reason
     assert result.idle_workers == 0
+
+
+def test_workers_that_finished_their_share_of_an_epoch_first_are_not_idle() -> None:
+    # Round-robin shares differ by one batch: at an epoch's tail the workers with fewer have
+    # ended, and fewer batches than workers are left to come. Idle means the same workers out
+    # while more batches than workers came, in one iteration.
+    start = IdleReading(iterator=1, idle=frozenset({4, 5}), received=40, workers=6)
+    assert idle_between(start, IdleReading(1, frozenset({4, 5}), 400, 6)) == 2
+    assert idle_between(start, IdleReading(1, frozenset({4, 5}), 44, 6)) is None  # a tail
+    assert idle_between(start, IdleReading(1, frozenset({3, 4, 5}), 400, 6)) is None
+    assert idle_between(start, IdleReading(2, frozenset({4, 5}), 400, 6)) is None  # next epoch
+    assert idle_between(None, IdleReading(1, frozenset(), 400, 6)) is None
+    busy = IdleReading(1, frozenset(), 40, 6)
+    assert idle_between(busy, IdleReading(1, frozenset(), 400, 6)) == 0
