@@ -225,10 +225,9 @@ class ProbeResult:
     # A setting of the trial that could not be applied safely to that loader, and why; the
     # figures are of the settings in applied_config.
     not_applied: str = ""
-    # Workers of the measured loader (over an IterableDataset) that had ended their stream at
-    # both the measurement's start and its end, in one iteration that delivered more batches
-    # than it has workers meanwhile: the dataset gave them nothing to load. None where not
-    # read (no workers, a map-style dataset, an epoch's end between the two readings).
+    # Workers of the measured loader (over an IterableDataset) that delivered no batch while
+    # their iterator delivered twice as many batches as it has workers: the dataset gave them
+    # nothing to load. None where not known (no workers, a map-style dataset, too few batches).
     idle_workers: int | None = None
     # One entry per rank of a multi-process probe; the figures above are the job's: rates
     # summed over ranks, times of the slowest rank.

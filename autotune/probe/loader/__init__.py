@@ -14,7 +14,7 @@ from autotune.probe.loader._marks import site_of
 from autotune.probe.loader._passes import PassIterator, timed_pass
 from autotune.probe.loader._patch import LoaderPatch
 from autotune.probe.loader._reconfigure import SettingsRefused
-from autotune.probe.loader._shards import IdleReading, idle_between, idle_workers, shards_of
+from autotune.probe.loader._shards import IdleWatch, shards_of
 from autotune.probe.loader._standin import ForeignLoader
 from autotune.probe.loader._streams import CopyStats, StreamPrefetcher, make_streams
 from autotune.probe.loader._switch import (
@@ -30,7 +30,7 @@ __all__ = [
     "Delivery",
     "EndedIterator",
     "ForeignLoader",
-    "IdleReading",
+    "IdleWatch",
     "LoaderPatch",
     "PassIterator",
     "ReplayIterator",
@@ -41,8 +41,6 @@ __all__ = [
     "TimedIterator",
     "apply_config",
     "epoch_length",
-    "idle_between",
-    "idle_workers",
     "make_streams",
     "map_style",
     "normalized",

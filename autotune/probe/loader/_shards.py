@@ -18,7 +18,7 @@ anything unexpected reads as "not known".
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+import weakref
 from typing import Any
 
 # The libraries whose shard counts are read, by the name of their top-level package.
@@ -80,40 +80,48 @@ def shard_fields(dataset: Any) -> dict[str, Any]:
     return {"shards": found[0], "shards_in": found[1]} if found else {}
 
 
-@dataclass(frozen=True)
-class IdleReading:
-    """The workers of a live iterable-dataset iterator that had ended their stream, at one
-    moment: which iterator (its ``id``), which workers, and how many tasks it had received."""
+class IdleWatch:
+    """Batches each worker of the measured loader's iterators delivered, to find the workers
+    an iterable dataset gives nothing to load.
 
-    iterator: int
-    idle: frozenset[int]
-    received: int
-    workers: int
+    torch hands an iterable dataset's batches out in turn, one worker after the next, so once
+    an iterator has delivered two rounds (twice as many batches as it has workers) every
+    worker with anything to load has delivered some; one that has delivered none by then
+    ended its stream empty. A worker that merely finished its share of an epoch first (as
+    fastai's round-robin workers do) delivered before it ended, so it is not counted. Each
+    batch costs one call of a small closure on the iterator (``_process_data``), which dies
+    with it."""
 
+    def __init__(self) -> None:
+        self._it: weakref.ref[Any] | None = None
+        self._counts: list[int] = []
+        self._last: int | None = None  # the idle count of an earlier iterator, when it knew
 
-def idle_workers(it: Any) -> IdleReading | None:
-    """The workers of an iterable-dataset loader's live iterator that have ended their
-    stream (torch marks such a worker unavailable and asks it for nothing more); None where
-    the iterator is not one of those, or has ended."""
-    status = getattr(it, "_workers_status", None)
-    received = getattr(it, "_rcvd_idx", None)
-    kind = getattr(it, "_dataset_kind", None)
-    if not isinstance(status, list) or not isinstance(received, int) or kind != 1:
-        return None  # torch's _DatasetKind.Iterable is 1
-    if getattr(it, "_shutdown", True) or not any(status):
-        return None
-    idle = frozenset(i for i, up in enumerate(status) if not up)
-    return IdleReading(id(it), idle, received, len(status))
+    def watch(self, it: Any) -> None:
+        """Count ``it``'s batches by worker from now on (an iterator that has just started)."""
+        status = getattr(it, "_workers_status", None)
+        deliver = getattr(it, "_process_data", None)
+        if not isinstance(status, list) or deliver is None or getattr(it, "_dataset_kind", 0) != 1:
+            return  # torch's _DatasetKind.Iterable is 1
+        if self._it is not None and self._it() is it:
+            return
+        self._last = self._idle() if self._idle() is not None else self._last
+        counts = [0] * len(status)
 
+        def _process_data(data: Any, worker_idx: int) -> Any:
+            counts[worker_idx] += 1
+            return deliver(data, worker_idx)
 
-def idle_between(start: IdleReading | None, end: IdleReading | None) -> int | None:
-    """Workers that gave nothing from one reading to the other: the same ones idle at both,
-    in one iteration of one iterator that delivered more batches between them than it has
-    workers. A worker that merely finished its share of an epoch first (round-robin shares
-    differ by one batch) leaves fewer than that many batches to come; a worker without a shard
-    stays idle however many come."""
-    if start is None or end is None or start.iterator != end.iterator:
-        return None
-    if end.received - start.received <= end.workers or start.idle != end.idle:
-        return None
-    return len(end.idle)
+        it._process_data = _process_data
+        self._it, self._counts = weakref.ref(it), counts
+
+    def _idle(self) -> int | None:
+        if not self._counts or sum(self._counts) < 2 * len(self._counts):
+            return None  # too few batches yet to tell an empty worker from a slow one
+        return sum(1 for n in self._counts if n == 0)
+
+    def idle(self) -> int | None:
+        """Workers that gave nothing: the current iterator's count once it can tell, else the
+        last earlier iterator's that could; None where none could."""
+        now = self._idle()
+        return now if now is not None else self._last

@@ -110,7 +110,10 @@ class EpochClock:
     def _unseen(self, batch_s: float | None) -> str:
         """Why no epoch was seen whole."""
         if self.epoch_batches is None:
-            return "no epoch end seen: the training loader has no length"
+            return (
+                "the probe saw no epoch end, and the training loader has no length to tell "
+                "how long one is"
+            )
         size = f"{self.epoch_batches} batches an epoch"
         if batch_s:
             size += f", about {self.epoch_batches * batch_s:.1f} s of training batches"

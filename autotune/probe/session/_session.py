@@ -30,13 +30,11 @@ from autotune.probe.loader import (
     Delivery,
     EndedIterator,
     ForeignLoader,
-    IdleReading,
+    IdleWatch,
     LoaderPatch,
     SettingsRefused,
     StreamPrefetcher,
     TimedIterator,
-    idle_between,
-    idle_workers,
     make_streams,
     timed_pass,
 )
@@ -63,9 +61,9 @@ class ProbeSession:
         self.streams_applied = 0
         self.cpu_at_start = (0.0, 0.0)
         self.cpu_at_end: tuple[float, float] | None = None
-        # Workers of the measured loader idle at the measurement's start, then the count
-        # idle from its start to its end (``idle_between``).
-        self.idle_at_start: IdleReading | None = None
+        # Workers of the measured loader's iterators that gave nothing (``IdleWatch``), and
+        # their count as the measurement ended.
+        self.idle_watch = IdleWatch()
         self.idle_workers: int | None = None
         # The multi-rank stop protocol, when the runner started ranks.
         ranks = RankSync.from_env()
@@ -166,6 +164,7 @@ class ProbeSession:
             return self.adapter.wrap(it, t_iter, delivered)
         if self.lead is None:  # the trial's settings and stream prefetch, nothing timed
             return self.prefetch(it)
+        self.idle_watch.watch(self.patch.last_iterator)
         phase = self._current_batches()
         if phase is None:
             return EndedIterator(it)
@@ -198,7 +197,6 @@ class ProbeSession:
 
     def _measure_start(self) -> None:
         self.cpu_at_start = self.sampler.cpu_snapshot()
-        self.idle_at_start = idle_workers(self.patch.last_iterator)
         self.gpu.start()
         if self.copy_stats is not None:
             self.copy_stats.active = True
@@ -206,7 +204,7 @@ class ProbeSession:
     def _measure_end(self) -> None:
         # Measurement is over: an exact memory reading here costs no window anything.
         self.cpu_at_end = self.sampler.cpu_snapshot(exact=True)
-        self.idle_workers = idle_between(self.idle_at_start, idle_workers(self.patch.last_iterator))
+        self.idle_workers = self.idle_watch.idle()
         if self.copy_stats is not None:
             self.copy_stats.active = False
         self.gpu.stop()

@@ -204,7 +204,10 @@ def _say(ceiling: Ceiling, result: ProbeResult, note: Note) -> None:
     if ceiling.samples_per_s:
         hit = sum(ceiling.disturbed)
         busy = f" ({hit} of {len(ceiling.windows)} windows under interference)" if hit else ""
-        note(f"  compute ceiling: {ceiling.samples_per_s:,.0f} samples/s{busy}")
+        note(
+            f"  compute ceiling: {ceiling.samples_per_s:,.0f} samples/s{busy} (the step alone, "
+            "on batches replayed from memory: no loader setting can pass it)"
+        )
     else:
         note(f"  no compute ceiling: {ceiling.status or result.reason}")
     by_workers = result.transport_by_workers or {}
@@ -212,7 +215,10 @@ def _say(ceiling: Ceiling, result: ProbeResult, note: Note) -> None:
         rates = ", ".join(
             f"{v:,.0f} samples/s with {k} workers" for k, v in sorted(by_workers.items())
         )
-        note(f"  transport ceiling: {rates}")
+        note(
+            f"  transport ceiling: {rates} (the loader's own machinery, with samples that cost "
+            "nothing and no step)"
+        )
     elif result.transport_reason:
         note(f"  no transport ceiling: {result.transport_reason}")
 

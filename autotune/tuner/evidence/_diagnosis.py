@@ -97,9 +97,11 @@ def diagnose(
     ceiling: float | None = None,
     best: float | None = None,
     flat_from: tuple[int, int] | None = None,
+    feeds_at_most: int | None = None,
 ) -> Diagnosis:
     """``flat_from``: (n, m) where the search measured m workers no faster than n, so more
-    workers do not help past n, whatever the wait says."""
+    workers do not help past n, whatever the wait says. ``feeds_at_most``: the most workers
+    the dataset can feed (its shards, said after this)."""
     wait = result.data_wait_fraction
     if wait is None:
         return Diagnosis("unknown", f"no measurement to diagnose ({result.status}).")
@@ -152,6 +154,12 @@ def diagnose(
         if cpu is not None
         else ("loading leaves the CPU idle")
     )
+    if feeds_at_most is not None:
+        return Diagnosis(
+            "input-latency",
+            f"{pct}; {cpu_text}: latency-bound, but the dataset feeds at most {feeds_at_most} "
+            "workers: more would have nothing to load.",
+        )
     if flat_from is not None:
         n, m = flat_from
         return Diagnosis(

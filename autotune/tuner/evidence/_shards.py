@@ -5,9 +5,8 @@ most as many workers as it has shards: the rest get none and idle (Hugging Face 
 stops them, WebDataset raises). The bound comes from, in order of trust:
 
 1. the library's own count, read by the probe from the dataset (``MeasuredLoader.shards``);
-2. a measurement: a trial of N workers in which the same K had ended their stream at both
-   ends of the measurement while more batches than workers came (``idle_workers``), so
-   N - K fed it;
+2. a measurement: a trial of N workers of which K delivered no batch while the others
+   delivered two rounds (``ProbeResult.idle_workers``), so N - K fed it;
 3. a trial that failed because a worker got no shard (``TOO_FEW_SHARDS``): below its count.
 
 The search never asks for more workers than the bound, and the answer says why in the
@@ -44,21 +43,33 @@ class ShardBound:
     seen: int | None = None
     tried: int | None = None  # the worker count of that trial
 
-    def sentence(self) -> str:
+    def sentence(self, most_tried: int) -> str:
+        """What bounds the workers, in the library's terms; ``most_tried``: the most workers
+        a search trial asked for (the script as written aside)."""
         n = self.workers
         if self.library == "datasets":
-            head = f"This dataset has {n} shards (datasets' `num_shards`): workers past {n} idle"
+            head = f"This dataset has {n} shards (datasets' `num_shards`): a worker past {n} idles."
         elif self.library == "webdataset":
-            head = f"This WebDataset has {n} shards in its shard list: a worker past {n} gets none"
+            head = (
+                f"This WebDataset has {n} shards in its shard list: a worker past {n} gets no "
+                "shard and, with WebDataset's default empty check, fails the run."
+            )
         elif self.tried is not None:
             head = (
-                f"#{self.seen}: {self.tried - n} of its {self.tried} workers got nothing to load "
-                f"from the dataset while the others delivered, so it feeds at most {n}"
+                f"#{self.seen} showed it: {self.tried - n} of its {self.tried} workers got "
+                f"nothing to load from the dataset while the others delivered, so it feeds at "
+                f"most {n}."
             )
         else:
-            head = f"The dataset feeds at most {n} workers"
+            head = f"The dataset feeds at most {n} workers."
+        if most_tried <= n:
+            tried = f"The search tried no more than {n}."
+        elif self.seen is not None:
+            tried = f"After #{self.seen} the search tried no more than {n}."
+        else:
+            tried = f"Trials past {n} ran before that was known."
         more = _MORE_SHARDS.get(self.library or "", "a dataset split into more parts raises it")
-        return f"{head}, so the search tried no more than {n}. {more[0].upper()}{more[1:]}."
+        return f"{head} {tried} {more[0].upper()}{more[1:]}."
 
 
 def _measured(trial: FrozenTrial) -> ShardBound | None:

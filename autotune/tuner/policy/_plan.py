@@ -106,18 +106,30 @@ def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
         bound, kind = bound_for(known, workers, cpu_count)
         if kind == "transport" and bound and best_value >= (1 - MAX_CEILING_GAP) * bound:
             return transport_bound(best_value, bound, workers, cpu_count)
-    flat = _flat_from(trials)
+    # The dataset's shards explain a rate that stops growing with the count, where known.
+    shards = shard_bound(trials)
+    flat = _flat_from(trials) if shards is None else None
+    feeds = shards.workers if shards is not None else None
     diagnosis = diagnose(
-        subject, cpu_count=cpu_count, ceiling=ceiling, best=best_value, flat_from=flat
+        subject,
+        cpu_count=cpu_count,
+        ceiling=ceiling,
+        best=best_value,
+        flat_from=flat,
+        feeds_at_most=feeds,
     )
     if subject is not result:
         first = diagnose(result, cpu_count=cpu_count)
         if first.bottleneck != diagnosis.bottleneck:
             diagnosis = diagnose(result, cpu_count=cpu_count, ceiling=ceiling, best=best_value)
-    shards = shard_bound(trials)
     if shards is not None:
-        diagnosis = replace(diagnosis, summary=f"{diagnosis.summary} {shards.sentence()}")
+        most = max((_workers(t) for t in trials if t.number != base.number), default=0)
+        diagnosis = replace(diagnosis, summary=f"{diagnosis.summary} {shards.sentence(most)}")
     return diagnosis
+
+
+def _workers(trial: FrozenTrial) -> int:
+    return int(trial_config(trial).num_workers or 0)
 
 
 def _flat_from(trials: list[FrozenTrial]) -> tuple[int, int] | None:
