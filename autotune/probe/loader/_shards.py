@@ -100,20 +100,24 @@ class IdleWatch:
     def watch(self, it: Any) -> None:
         """Count ``it``'s batches by worker from now on (an iterator that has just started)."""
         status = getattr(it, "_workers_status", None)
-        deliver = getattr(it, "_process_data", None)
+        deliver = getattr(type(it), "_process_data", None)
         if not isinstance(status, list) or deliver is None or getattr(it, "_dataset_kind", 0) != 1:
             return  # torch's _DatasetKind.Iterable is 1
         if self._it is not None and self._it() is it:
             return
         self._last = self._idle() if self._idle() is not None else self._last
         counts = [0] * len(status)
+        # A weak reference, and the class's function: the closure on the iterator must not
+        # hold the iterator, or it would outlive its last use until a garbage collection,
+        # and with it its workers (persistent ones end only when it is freed).
+        ref = weakref.ref(it)
 
         def _process_data(data: Any, worker_idx: int) -> Any:
             counts[worker_idx] += 1
-            return deliver(data, worker_idx)
+            return deliver(ref(), data, worker_idx)
 
         it._process_data = _process_data
-        self._it, self._counts = weakref.ref(it), counts
+        self._it, self._counts = ref, counts
 
     def _idle(self) -> int | None:
         if not self._counts or sum(self._counts) < 2 * len(self._counts):

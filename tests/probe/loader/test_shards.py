@@ -3,6 +3,8 @@ objects, and the idle workers a real probe sees where no library says."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 import pytest
@@ -108,3 +110,19 @@ def test_workers_that_finish_their_share_of_an_epoch_first_are_not_idle() -> Non
 
 def test_too_few_batches_to_tell_say_nothing() -> None:
     assert _idle(_Split(6, shards=1), workers=2) is None
+
+
+def test_a_watched_iterator_is_freed_with_its_last_reference() -> None:
+    # Its workers end when it is freed: a cycle through the counting closure would keep them
+    # until a garbage collection (fastai makes a new iterator every epoch).
+    loader = DataLoader(_Split(120, shards=1), batch_size=2, num_workers=2)
+    it = iter(loader)
+    IdleWatch().watch(it)
+    next(it)
+    freed = weakref.ref(it)
+    gc.disable()
+    try:
+        del it
+        assert freed() is None
+    finally:
+        gc.enable()
