@@ -36,18 +36,22 @@ class MeasuredLoader:
     # None for the script's own code.
     built_by: str | None = None
     # Mode "adapt" only: the (epoch, batch) where the segment's settings took over; None
-    # from the run's start. Left out of the JSON when None, as it always was outside a
-    # live run.
+    # from the run's start. Left out of the JSON when None (as are the fields below), as it
+    # always was outside a live run.
     switched_at: list[int] | None = None
     # Whole shards its workers split among them, where the library says (``shards_in``: the
     # library, "datasets" or "webdataset"): past that count a worker gets none and idles.
     shards: int | None = None
     shards_in: str | None = None
+    # Over an IterableDataset (its order and its length are its workers'); None: not read.
+    iterable: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
-        if self.switched_at is None:
-            del out["switched_at"]
+        # Fields added since the JSON was first written appear only where known.
+        for name in ("switched_at", "shards", "shards_in", "iterable"):
+            if out[name] is None:
+                del out[name]
         return out
 
     @classmethod

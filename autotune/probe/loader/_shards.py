@@ -21,6 +21,8 @@ import sys
 import weakref
 from typing import Any
 
+from torch.utils.data import IterableDataset
+
 # The libraries whose shard counts are read, by the name of their top-level package.
 DATASETS = "datasets"
 WEBDATASET = "webdataset"
@@ -75,9 +77,10 @@ def shards_of(dataset: Any) -> tuple[int, str] | None:
 
 
 def shard_fields(dataset: Any) -> dict[str, Any]:
-    """``MeasuredLoader``'s ``shards`` and ``shards_in`` for ``dataset``, where known."""
+    """``MeasuredLoader``'s ``iterable``, and its ``shards`` and ``shards_in`` where known."""
     found = shards_of(dataset)
-    return {"shards": found[0], "shards_in": found[1]} if found else {}
+    out: dict[str, Any] = {"iterable": isinstance(dataset, IterableDataset)}
+    return {**out, "shards": found[0], "shards_in": found[1]} if found else out
 
 
 class IdleWatch:

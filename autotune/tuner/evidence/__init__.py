@@ -35,7 +35,13 @@ from autotune.tuner.evidence._load import (
 from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median, sustained
 from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, near, reaches
 from autotune.tuner.evidence._recommendation import recommended_trial, summarize
-from autotune.tuner.evidence._shards import ShardBound, shard_bound, too_few_shards
+from autotune.tuner.evidence._shards import (
+    ShardBound,
+    epoch_bound,
+    most_workers,
+    shard_bound,
+    too_few_shards,
+)
 from autotune.tuner.evidence._trials import (
     best_usable,
     duplicate_of,
@@ -68,6 +74,7 @@ __all__ = [
     "confirm_study",
     "diagnose",
     "duplicate_of",
+    "epoch_bound",
     "frozen_from_result",
     "load_noise",
     "load_time_per_batch",
@@ -76,6 +83,7 @@ __all__ = [
     "may_lead",
     "measure_ceiling",
     "median",
+    "most_workers",
     "near",
     "near_ceiling",
     "reaches",

@@ -22,6 +22,7 @@ from optuna.trial import FrozenTrial
 
 from autotune import state
 from autotune.contract import TOO_FEW_SHARDS
+from autotune.state import baseline_of
 
 # How to raise the bound, in each library's own terms.
 _MORE_SHARDS = {
@@ -92,6 +93,30 @@ def shard_bound(trials: Iterable[FrozenTrial]) -> ShardBound | None:
     found = [bound for t in trials if (bound := _measured(t)) is not None]
     said = [b for b in found if b.library is not None]
     return min(said or found, key=lambda b: b.workers, default=None)
+
+
+def epoch_bound(trials: Iterable[FrozenTrial]) -> int | None:
+    """The batches an epoch of the script as written has, over a map-style dataset: torch
+    hands an epoch's batches out one to a worker in turn and no further, so a worker past
+    that count has nothing to load (persistent or not). None where unknown, over an
+    iterable dataset (whose length is its workers' business), or with no baseline."""
+    base = baseline_of(list(trials))
+    result = state.record_of(base).probe_result() if base is not None else None
+    if result is None or result.epoch is None or not result.epoch.epoch_batches:
+        return None
+    loader = result.measured_loader
+    if loader is None or loader.iterable is not False:
+        return None
+    return result.epoch.epoch_batches
+
+
+def most_workers(trials: list[FrozenTrial], *, batch_sizes_tuned: bool) -> int | None:
+    """The most workers that can have anything to load: the dataset's shards, and the
+    batches of an epoch (unless batch sizes are tuned: then an epoch's batches vary)."""
+    shards = shard_bound(trials)
+    epoch = None if batch_sizes_tuned else epoch_bound(trials)
+    bounds = [b for b in (shards.workers if shards else None, epoch) if b is not None]
+    return min(bounds, default=None)
 
 
 def too_few_shards(trial: FrozenTrial) -> bool:

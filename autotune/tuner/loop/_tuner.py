@@ -26,8 +26,8 @@ from autotune.tuner.evidence import (
     frozen_from_result,
     may_lead,
     measure_ceiling,
+    most_workers,
     record_from_baseline,
-    shard_bound,
     short_script_verdict,
     trial_result,
     trial_state,
@@ -336,9 +336,9 @@ class Tuner:
         return True
 
     def _capped(self, space: SearchSpace) -> SearchSpace:
-        """The space below a failure's cap and the dataset's shards (``shard_bound``), if any."""
-        shards = shard_bound(self._trials())
-        caps = [state.load(self.study).worker_cap, shards.workers if shards else None]
+        """The space below a failure's cap and the most workers that can load (``most_workers``)."""
+        most = most_workers(self._trials(), batch_sizes_tuned=bool(space.batch_sizes))
+        caps = [state.load(self.study).worker_cap, most]
         cap = min((int(c) for c in caps if c is not None), default=None)
         if cap is not None and cap < space.max_workers:
             return replace(space, max_workers=max(0, cap))

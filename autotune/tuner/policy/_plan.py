@@ -23,7 +23,9 @@ from autotune.tuner.evidence import (
     ceiling_rate,
     clearly_better,
     diagnose,
+    epoch_bound,
     median,
+    most_workers,
     near,
     shard_bound,
     steady_load,
@@ -122,9 +124,16 @@ def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
         first = diagnose(result, cpu_count=cpu_count)
         if first.bottleneck != diagnosis.bottleneck:
             diagnosis = diagnose(result, cpu_count=cpu_count, ceiling=ceiling, best=best_value)
+    most = max((_workers(t) for t in trials if t.number != base.number), default=0)
     if shards is not None:
-        most = max((_workers(t) for t in trials if t.number != base.number), default=0)
         diagnosis = replace(diagnosis, summary=f"{diagnosis.summary} {shards.sentence(most)}")
+    epoch = epoch_bound(trials)
+    if epoch is not None and most == epoch and (shards is None or shards.workers > epoch):
+        said = (
+            f"An epoch has {epoch} batches, handed out one to a worker in turn: a worker past "
+            f"{epoch} has nothing to load, so the search tried no more than {epoch}."
+        )
+        diagnosis = replace(diagnosis, summary=f"{diagnosis.summary} {said}")
     return diagnosis
 
 
@@ -185,10 +194,11 @@ def search_space(
             threads=threads,
         )
 
-    # Never more workers than the dataset can feed (its shards), the user's range included.
-    shards = shard_bound(study.get_trials(deepcopy=False))
-    if shards is not None:
-        max_workers = min(max_workers or shards.workers, shards.workers)
+    # Never more workers than can have anything to load (the dataset's shards, an epoch's
+    # batches), the user's range included.
+    most = most_workers(study.get_trials(deepcopy=False), batch_sizes_tuned=tune_batch_size)
+    if most is not None:
+        max_workers = min(max_workers or most, most)
     wide = space(max_workers)
     result = trial_result(baseline)
     if result is None or not result.ok or max_workers is not None:

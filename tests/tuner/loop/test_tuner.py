@@ -9,7 +9,7 @@ import pytest
 from optuna.trial import TrialState
 
 from autotune import state
-from autotune.contract import LoaderConfig, ProbeResult, TrialConfig
+from autotune.contract import EpochFigures, LoaderConfig, MeasuredLoader, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
 from autotune.tuner import StudyKey, Tuner, TunerOptions, open_study, summarize
 from autotune.tuner.loop._live_search import in_run
@@ -535,3 +535,21 @@ def test_workers_a_measurement_saw_idle_bound_the_counts_tried_after_it() -> Non
     assert answer.recommended.config["num_workers"] == 3
     assert answer.diagnosis is not None
     assert "got nothing to load from the dataset" in answer.diagnosis.summary
+
+
+def test_no_more_workers_than_an_epoch_has_batches_over_a_map_style_dataset() -> None:
+    # Eight batches an epoch: a ninth worker would have nothing to load, whatever the latency
+    # asks for (about 13 workers).
+    def epoch_of_eight(config: TrialConfig, result: ProbeResult) -> ProbeResult:
+        result.measured_loader = MeasuredLoader(dataset="Slow", iterable=False)
+        result.epoch = EpochFigures(epoch_batches=8)
+        return result
+
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, after=epoch_of_eight)
+    tuner = make(runner, trials=10)
+    tuner.run()
+    tried = [c.loader.num_workers or 0 for c in runner.calls]
+    assert max(tried) == 8, tried
+    answer = summarize(tuner.study, "mem")
+    assert answer.diagnosis is not None
+    assert "An epoch has 8 batches" in answer.diagnosis.summary
