@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from time import perf_counter
 from typing import Any
 
+from autotune.probe.loader._marks import OWNER_ATTR
 from autotune.probe.measure import Meter, NvtxRanges, ProbeDone, count_samples
 
 # What comes after a meter is done: the next source and meter, or None to end the script.
@@ -19,11 +20,13 @@ NextPhase = Callable[[], "tuple[Iterator[Any], Meter] | None"]
 
 
 def epoch_length(it: Any) -> int | None:
-    """Batches per epoch of a loader or its iterator; None for a stream without a length."""
+    """Batches per epoch of a loader or its iterator; None for a stream without a length. A
+    stand-in (fastai's) has none of its own: its owner's, the loader the script iterates."""
     try:
         n = len(it)  # type: ignore[arg-type]
     except (TypeError, NotImplementedError, AttributeError):
-        return None
+        owner = getattr(it, "__dict__", {}).get(OWNER_ATTR)
+        return epoch_length(owner) if owner is not None and owner is not it else None
     return n if isinstance(n, int) and n > 0 else None
 
 

@@ -6,7 +6,13 @@ import pytest
 import torch
 
 from autotune.contract import ProbeSettings
-from autotune.probe.loader._iterators import EndedIterator, ReplayIterator, TimedIterator
+from autotune.probe.loader._iterators import (
+    EndedIterator,
+    ReplayIterator,
+    TimedIterator,
+    epoch_length,
+)
+from autotune.probe.loader._marks import OWNER_ATTR
 from autotune.probe.measure._meter import Meter, ProbeDone
 from autotune.probe.measure._nvtx import NvtxRanges
 
@@ -57,3 +63,18 @@ def test_a_loader_iterated_after_the_last_phase_ends_the_script_at_once() -> Non
     ended = EndedIterator(iter([torch.zeros(4, 3)] * 5))
     with pytest.raises(ProbeDone):
         next(ended)
+
+
+def test_a_stand_in_s_epoch_is_the_length_of_the_loader_that_owns_it() -> None:
+    # fastai's stand-in has no length; the fastai DataLoader iterating it does.
+    class Owner:
+        def __len__(self) -> int:
+            return 7
+
+    class StandIn:
+        pass
+
+    owned = StandIn()
+    owned.__dict__[OWNER_ATTR] = Owner()
+    assert epoch_length(owned) == 7
+    assert epoch_length(StandIn()) is None
