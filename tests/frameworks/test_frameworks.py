@@ -44,6 +44,7 @@ def test_lightning_measures_the_train_loader_not_the_sanity_check(tmp_path: Path
         batch_size=8,
         framework="lightning",
         built_by="Trainer.fit",  # train_dataloader() runs inside it
+        iterable=False,
     )
     assert res.script_config.batch_size == 8 and res.script_config.num_workers == 0
     assert res.batch_size == 16
@@ -88,6 +89,7 @@ def test_hf_trainer_measures_the_train_loader_not_eval(tmp_path: Path) -> None:
         batch_size=8,
         framework="transformers",
         built_by="Recording.train",  # the script's own subclass of the Trainer
+        iterable=False,
     )
     assert res.applied_config.num_workers == 1
     assert res.batch_size == 8  # Accelerate's batch_sampler owns the size: not applied

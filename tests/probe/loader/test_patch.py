@@ -123,6 +123,7 @@ def test_first_iterated_loader_is_reconfigured_others_keep_their_own() -> None:
             # framework tests import Lightning): the script's own DataLoader(...) call.
             framework=None,
             built_by=None,
+            iterable=False,  # map-style: its epoch is its length
         )
         assert len(seen) == 1
     finally:

@@ -88,12 +88,16 @@ class _Split(IterableDataset):  # type: ignore[type-arg]
 def _idle(dataset: IterableDataset, workers: int, epochs: int = 1) -> int | None:  # type: ignore[type-arg]
     watch = IdleWatch()
     loader = DataLoader(dataset, batch_size=2, num_workers=workers, persistent_workers=True)
-    for _ in range(epochs):
-        it = iter(loader)
-        watch.watch(it)
-        for _batch in it:
-            pass
-    return watch.idle()
+    try:
+        for _ in range(epochs):
+            it = iter(loader)
+            watch.watch(it)
+            for _batch in it:
+                pass
+        return watch.idle()
+    finally:  # persistent workers end with their iterator: now, not at a later collection
+        if loader._iterator is not None:
+            loader._iterator._shutdown_workers()  # type: ignore[attr-defined]
 
 
 def test_workers_a_shard_split_gives_nothing_are_counted_over_real_workers() -> None:
