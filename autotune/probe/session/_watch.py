@@ -10,10 +10,11 @@ the script has taken ``STEPS`` of them with no DataLoader iterated, or ``MIN_STE
 that prepares data for minutes before its loader (tokenising, say) takes no steps meanwhile,
 so it is never cut short.
 
-A script that imported ``torchdata.nodes`` is told that pipeline's own knobs, which are not
-a DataLoader's. The verdict hints at an ``np.memmap`` only when the script made one
-(``np.memmap(...)`` or ``np.load(..., mmap_mode=...)``, counted at ``memmap.__new__``): torch
-imports numpy, so "numpy is loaded" is true of every script and says nothing.
+A script that imported ``torchdata.nodes`` (after the watch began) is told that pipeline's
+own knobs, which are not a DataLoader's. The verdict hints at an ``np.memmap`` only when the
+script made one (``np.memmap(...)`` or ``np.load(..., mmap_mode=...)``, counted at
+``memmap.__new__``): torch imports numpy, so "numpy is loaded" is true of every script and
+says nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from torch.optim.optimizer import register_optimizer_step_post_hook
 STEPS = 20
 MIN_STEPS = 3
 SECONDS = 10.0
+
+
+_NODES = "torchdata.nodes"
 
 
 class NoDataLoader(BaseException):
@@ -54,9 +58,12 @@ class NoLoaderWatch:
         self._backward: Callable[..., Any] | None = None
         self._off = False
         self.memmaps = 0
+        # torchdata.nodes imported by the script, not before it ran (a test's own process).
+        self._nodes_before = True
         self._memmap: tuple[type, Any] | None = None  # np.memmap and its own __new__
 
     def install(self) -> None:
+        self._nodes_before = _NODES in sys.modules
         original = torch.autograd.backward
         watch = self
 
@@ -135,7 +142,7 @@ class NoLoaderWatch:
             if self.memmaps
             else ""
         )
-        if "torchdata.nodes" in sys.modules:
+        if _NODES in sys.modules and not self._nodes_before:
             return (
                 f"no DataLoader to tune: the script took {did} in {took:.1f} s {without}; it "
                 "loads through torchdata.nodes, whose pipeline has its own knobs "
