@@ -23,6 +23,7 @@ from autotune.probe.loader._switch import (
     SwitchableLoader,
     normalized,
 )
+from autotune.probe.loader._waiting import waiting_reader
 
 __all__ = [
     "KEYS",
@@ -49,4 +50,5 @@ __all__ = [
     "shards_of",
     "site_of",
     "timed_pass",
+    "waiting_reader",
 ]

@@ -9,7 +9,9 @@ was no more than ``steady_tolerance`` above the best sub-window before it.
 measuring starts anyway with ``steady_state=False``.
 
 Two kinds of bursts shape the windows (``_windows.py``): short epochs with a costly start are
-measured in whole epochs, and a loader-bound window closes on whole turns of its workers.
+measured in whole epochs, and a loader-bound window closes on whole turns of its workers. A
+loader-bound window's rate is what the workers finished in it (``_finished``): torch holds
+finished batches back to hand them over in order, by as many as the window holds.
 
 The lead meter feeds an ``EpochClock`` (``_epoch.py``) at first batches and epoch ends, and
 never waits for an epoch end (every trial would pay that wait). The iterators that feed it
@@ -30,7 +32,11 @@ from autotune.probe.machine import OutsideCpu
 from autotune.probe.measure._epoch import EpochClock
 from autotune.probe.measure._figures import MeterFigures, quantile
 from autotune.probe.measure._fit import deadline_at, fitted_window_s, warmup_over
-from autotune.probe.measure._windows import closes_on_time_or_turn, stalled_at_epoch_start
+from autotune.probe.measure._windows import (
+    closes_on_time_or_turn,
+    loader_bound,
+    stalled_at_epoch_start,
+)
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
 STEADY_SUBWINDOWS = 2
@@ -92,6 +98,10 @@ class Meter:
         self.startup_s = 0.0
         self._last_t: float | None = None
         self.workers = 0  # of the measured iterator, set before its first batch
+        # Finished batches the measured iterator has not handed over (``loader/_waiting.py``),
+        # read at window edges: a window's rate is what the workers finished in it.
+        self.waiting: Callable[[], int | None] | None = None
+        self._waiting_at_start: int | None = None
         # Batches per epoch of the measured iterator, when it has a length.
         self.epoch_batches: int | None = None
         # Short epochs: decided when measuring starts (the warm-up's rate).
@@ -250,6 +260,7 @@ class Meter:
         self.measuring = True
         self.measure_start = now
         self._window_start = now
+        self._waiting_at_start = self._read_waiting()
         self._last_t = now
         self._outside_cpu()  # marks the first window's start
         self.on_measure_start()
@@ -257,7 +268,7 @@ class Meter:
     def _close_window(self) -> None:
         self._sync()
         now = perf_counter()
-        rate = self._window_samples / (now - self._window_start)
+        rate = self._finished(self._window_samples, self._window_batches, now - self._window_start)
         self.windows.append(rate)
         self.interference.append(self._outside_cpu())
         self._window_starts.append(self._starts_in_window)
@@ -279,6 +290,25 @@ class Meter:
             self.measure_end = now
             self.on_measure_end()
             self._on_done()
+
+    def _read_waiting(self) -> int | None:
+        return self.waiting() if self.waiting is not None else None
+
+    def _finished(self, samples: int, batches: int, elapsed: float) -> float:
+        """Samples/s of the window now closing. Where the main process mostly waited for data
+        the workers bound the rate, so it is what they finished: the batches handed over plus
+        the change in those finished and waiting, which fill and drain by up to ``workers x
+        prefetch_factor`` batches, as many as a deep loader's window holds. Where the step
+        paced the batches, what it took (the workers then finish in bursts: a whole short
+        epoch at once)."""
+        end = self._read_waiting()
+        start, self._waiting_at_start = self._waiting_at_start, end
+        taken = samples / elapsed
+        if start is None or end is None or not batches:
+            return taken
+        if not loader_bound(waited=self._window_wait, elapsed=elapsed):
+            return taken
+        return max(0.0, samples + (end - start) * samples / batches) / elapsed
 
     def epoch_ended(self, t: float) -> None:
         """The measured iterator ran out: the training pass of an epoch ends here."""
@@ -331,7 +361,7 @@ class Meter:
             self.window_s / 4
         ):
             return False
-        self.windows.append(self._window_samples / elapsed)
+        self.windows.append(self._finished(self._window_samples, self._window_batches, elapsed))
         self.interference.append(self._outside_cpu())
         self._window_starts.append(self._starts_in_window)
         for i, held in enumerate([*self._held, self.windows[-1]]):

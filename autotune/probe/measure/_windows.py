@@ -47,9 +47,15 @@ def closes_on_time_or_turn(
     return (
         workers <= 1
         or batches % workers == 0
-        or waited < BURST_WAIT_SHARE * elapsed
+        or not loader_bound(waited=waited, elapsed=elapsed)
         or elapsed >= BURST_CAP * window_s
     )
+
+
+def loader_bound(*, waited: float, elapsed: float) -> bool:
+    """Whether the main process waited for data for ``BURST_WAIT_SHARE`` of a window or more:
+    the workers, not the step, set its rate."""
+    return waited >= BURST_WAIT_SHARE * elapsed
 
 
 def stalled_at_epoch_start(windows: Sequence[float], starts: Sequence[int]) -> bool:

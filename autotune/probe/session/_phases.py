@@ -25,7 +25,7 @@ from autotune.contract import (
     Status,
     TrialConfig,
 )
-from autotune.probe.loader import Delivery, ReplayIterator, epoch_length
+from autotune.probe.loader import Delivery, ReplayIterator, epoch_length, waiting_reader
 from autotune.probe.measure import (
     EpochClock,
     Meter,
@@ -166,6 +166,7 @@ class MeasurePhase(BatchPhase):
             meter.epoch_batches = epoch_length(it) or epoch_length(self._host.patch.current_loader)
             self.clock.epoch_batches = meter.epoch_batches
         self.clock.train_iter(t_iter)
+        meter.waiting = waiting_reader(it)  # each epoch's iterator, where torch builds anew
         if delivered:  # its first batches came before the choice (uncounted by the meter)
             self.clock.train_first(delivered[0][1])
         meter.iter_started(t_iter)

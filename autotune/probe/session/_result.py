@@ -71,6 +71,11 @@ def build_result(session: Measured, status: Status, reason: str = "") -> ProbeRe
     lead = session.lead
     if lead is not None:
         lead.meter.figures().fill(res)
+        if status == "ended_early" and res.samples_per_s is None:
+            # The script ended inside the warm-up (19 workers finished a 3-epoch script before
+            # the ramp settled): the run after the warm-up's batch count, ramp included, with
+            # no window; the tuner measures a config that fast again, fitted to the script.
+            res.samples_per_s = lead.meter.tail_rate()
     res.script_config = session.patch.script_config or LoaderConfig()
     res.applied_config = session.patch.applied_config or LoaderConfig()
     res.applied_config = LoaderConfig(
