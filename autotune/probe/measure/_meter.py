@@ -97,6 +97,10 @@ class Meter:
         self.epoch_starts = 0
         self.startup_s = 0.0
         self._last_t: float | None = None
+        # Time between a training pass's end and the next one's start while measuring (the
+        # script's validation and the like): outside every window and the measured wall.
+        self.outside_s = 0.0
+        self._ended_at: float | None = None
         self.workers = 0  # of the measured iterator, set before its first batch
         # Finished batches the measured iterator has not handed over (``loader/_waiting.py``),
         # read at window edges: a window's rate is what the workers finished in it.
@@ -136,6 +140,16 @@ class Meter:
     def iter_started(self, t: float) -> None:
         if self.started_at is None:
             self.started_at = t
+        ended, self._ended_at = self._ended_at, None
+        if ended is not None and self.measuring and t > ended:
+            # Between the training pass's end and the next one's start the script did its
+            # own work (validation, checkpoints) at settings no trial changes: no window holds
+            # it, or a window over an epoch end would not compare with one inside an epoch.
+            gap = t - ended
+            self.outside_s += gap
+            self._window_start += gap
+            if self._last_t is not None:
+                self._last_t += gap
 
     def add_wait(self, seconds: float) -> None:
         """Time spent creating an iterator (worker start-up) counts as waiting for data."""
@@ -314,6 +328,7 @@ class Meter:
         """The measured iterator ran out: the training pass of an epoch ends here."""
         if self.clock is not None:
             self.clock.train_end(t)
+        self._ended_at = t
 
     def _out_of_time(self, now: float) -> bool:
         """Another window would end past the deadline, and the windows so far can stand."""
@@ -388,7 +403,11 @@ class Meter:
         started, begun, first = self.started_at, self.measure_start, self.first_batch_at
         warm = begun is not None and started is not None
         end = self.measure_end if self.measure_end is not None else self._last_t
-        wall = end - begun if begun is not None and end is not None and end > begun else None
+        wall = (
+            end - begun - self.outside_s
+            if begun is not None and end is not None and end - begun > self.outside_s
+            else None
+        )
         batches = self.measured_batches if wall is not None else 0
         rate = statistics.median(self.windows) if self.windows else None
         if rate is None and wall is not None and batches and self.measured_samples:

@@ -192,7 +192,7 @@ class MeasurePhase(BatchPhase):
         if not res.windows or not meter.measured_batches or meter.measure_start is None:
             return self.clock.figures()
         mid = statistics.median(res.windows)
-        wall = (meter.measure_end or meter.measure_start) - meter.measure_start
+        wall = (meter.measure_end or meter.measure_start) - meter.measure_start - meter.outside_s
         # Start-ups inside the windows come out of the steady rate: they are charged per epoch.
         steady = mid * wall / (wall - meter.startup_s) if 0 < meter.startup_s < wall else mid
         size = meter.measured_samples / meter.measured_batches

@@ -81,7 +81,9 @@ def _unseen(
     the probe's own sentence times them at the script's rate as written, which read as if it
     were the answer's."""
     reason = written.reason or None
-    per_batch = base.samples / base.batches if base is not None and base.batches else None
+    # Samples a measured batch: ``batches`` also counts those before the loader was chosen,
+    # which ``samples`` does not (4096 samples an epoch read as 2.4 s at 355 samples/s).
+    per_batch = base.batch_size if base is not None else None
     if same or not reason or not written.epoch_batches or not best_rate or not per_batch:
         return reason
     seconds = written.epoch_batches * per_batch / best_rate

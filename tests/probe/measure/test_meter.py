@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 
 import psutil
+import pytest
 import torch
 
 from autotune.contract import ProbeSettings
@@ -401,3 +402,32 @@ def test_a_deep_loader_s_windows_count_what_its_workers_finished(monkeypatch) ->
     # What the main process took in the same windows swings with the waiting batches.
     blind, _ = _deep_loader(monkeypatch, read_waiting=False)
     assert _spread(blind.figures().windows) > 2 * _spread(windows), (blind.windows, windows)
+
+
+def test_the_script_s_own_work_between_epochs_is_in_no_window(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Epochs of 50 batches at 10 ms (400 samples/s), each followed by 2 s of the script's own
+    # (a validation pass at settings no trial changes), then the next epoch's iterator.
+    settings = ProbeSettings(
+        warmup_batches=2, warmup_s=0.0, window_s=0.3, windows=8, min_windows=0,
+        min_batches_per_window=3,
+    )  # fmt: skip
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
+    meter = Meter(settings, outside_cpu=lambda: 0.0)
+    meter.iter_started(0.0)
+    gaps = 0
+    while not meter.done and now[0] < 1000:
+        for _ in range(50):
+            now[0] += 0.01
+            meter.record(now[0] - 0.009, now[0], 4)
+            if meter.done:
+                break
+        meter.epoch_ended(now[0])
+        now[0] += 2.0
+        gaps += meter.measuring
+        meter.iter_started(now[0])
+    figures = meter.figures()
+    assert gaps >= 2, "the windows span epoch ends"
+    assert all(abs(w - 400) < 0.02 * 400 for w in figures.windows), figures.windows
+    assert meter.outside_s == pytest.approx(2.0 * gaps)
+    assert figures.measured_wall_s is not None and figures.measured_wall_s < 8 * 0.3 + 0.2

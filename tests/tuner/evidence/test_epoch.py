@@ -56,7 +56,10 @@ def test_an_unseen_epoch_is_timed_at_the_recommended_rate_too() -> None:
         "66.3 s of training batches",
         epoch_batches=313,
     )
-    base = ProbeResult(windows=[151.0], samples_per_s=151.0, epoch=unseen, batches=20, samples=640)
+    # 25 batches, 5 of them before the loader was chosen: 640 samples in the 20 measured.
+    base = ProbeResult(
+        windows=[151.0], samples_per_s=151.0, epoch=unseen, batches=25, samples=640, batch_size=32
+    )
     epoch = epoch_answer(base, None, base_rate=151.0, best_rate=6680.0, same=False)
     assert epoch is not None and epoch.reason is not None
     # 313 batches of 32 samples at 6,680 samples/s.
