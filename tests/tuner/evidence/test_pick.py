@@ -149,3 +149,14 @@ def test_a_knee_beside_a_bursty_fastest_is_said_against_what_it_sustains() -> No
     # Not "reaches 89% of ... 433 samples/s": the share is of the rate 112 workers sustain.
     assert "#6 (4 workers) reaches 9" in said and "reaches 8" not in said, said
     assert "samples/s sustained, its windows' median 474" in said, said
+
+
+def test_a_knee_that_outruns_what_a_bursty_fastest_sustains_says_nothing_is_lost() -> None:
+    bursty = cand(2, 128, [503.0, 474.0, 282.0, 531.0, 433.0])  # median 474, sustains 422
+    knee = cand(4, 7, [440.0, 445.0, 438.0])
+    choice = choose([bursty, knee], cand(0, 0, [63.0, 62.0]))
+    assert choice.winner is knee
+    said = choice.why or ""
+    # Not "reaches 103% of the fastest measured ...: within the noise".
+    assert "within the noise" not in said and "nothing lost" in said, said
+    assert said.startswith("#4 (7 workers) runs at 10"), said
