@@ -34,8 +34,8 @@ from autotune.probe.measure._figures import MeterFigures, quantile
 from autotune.probe.measure._fit import deadline_at, fitted_window_s, warmup_over
 from autotune.probe.measure._windows import (
     closes_on_time_or_turn,
-    loader_bound,
     stalled_at_epoch_start,
+    window_rate,
 )
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
@@ -309,20 +309,12 @@ class Meter:
         return self.waiting() if self.waiting is not None else None
 
     def _finished(self, samples: int, batches: int, elapsed: float) -> float:
-        """Samples/s of the window now closing. Where the main process mostly waited for data
-        the workers bound the rate, so it is what they finished: the batches handed over plus
-        the change in those finished and waiting, which fill and drain by up to ``workers x
-        prefetch_factor`` batches, as many as a deep loader's window holds. Where the step
-        paced the batches, what it took (the workers then finish in bursts: a whole short
-        epoch at once)."""
+        """Samples/s of the window now closing (``_windows.window_rate``)."""
         end = self._read_waiting()
         start, self._waiting_at_start = self._waiting_at_start, end
-        taken = samples / elapsed
-        if start is None or end is None or not batches:
-            return taken
-        if not loader_bound(waited=self._window_wait, elapsed=elapsed):
-            return taken
-        return max(0.0, samples + (end - start) * samples / batches) / elapsed
+        return window_rate(
+            samples, batches, elapsed, waited=self._window_wait, waiting=(start, end)
+        )
 
     def epoch_ended(self, t: float) -> None:
         """The measured iterator ran out: the training pass of an epoch ends here."""

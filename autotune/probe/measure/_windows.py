@@ -68,3 +68,30 @@ def stalled_at_epoch_start(windows: Sequence[float], starts: Sequence[int]) -> b
     slowest = min(range(len(windows)), key=windows.__getitem__)
     stalled = slowest < len(starts) and starts[slowest] > 0
     return stalled and (max(windows) - min(windows)) > EPOCH_SPREAD * statistics.median(windows)
+
+
+def window_rate(
+    samples: int,
+    batches: int,
+    elapsed: float,
+    *,
+    waited: float,
+    waiting: tuple[int | None, int | None],
+) -> float:
+    """Samples/s of a window of ``samples`` in ``batches`` over ``elapsed`` seconds.
+
+    Where the main process mostly waited for data the workers bound the rate, so it is what
+    they finished: the batches handed over plus the change in ``waiting`` (finished batches
+    not yet handed over, at the window's start and end), which fills and drains by up to
+    ``workers x prefetch_factor`` batches, as many as a deep loader's window holds. Where the
+    step paced the batches, what it took: the workers then finish in bursts (a whole short
+    epoch at once), and what they finished would read 0 in the window after."""
+    start, end = waiting
+    if (
+        start is None
+        or end is None
+        or not batches
+        or not loader_bound(waited=waited, elapsed=elapsed)
+    ):
+        return samples / elapsed
+    return max(0.0, samples + (end - start) * samples / batches) / elapsed

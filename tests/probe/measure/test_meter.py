@@ -336,18 +336,25 @@ def test_workers_in_phase_are_measured_in_whole_turns_of_every_worker(monkeypatc
     assert _spread(blind.figures().windows) > 0.5, blind.figures().windows
 
 
-def test_a_step_paced_loader_keeps_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    # 12 workers ahead of a 50 ms step: the step paces the batches, nothing arrives in bursts,
-    # and no window waits for a twelfth batch.
+def _clocked(monkeypatch, *, window_s: float, windows: int) -> tuple[Meter, list[float]]:  # type: ignore[no-untyped-def]
+    """A meter on a clock the test moves (``now[0]``), its iterator started at 0, with a
+    short warm-up and ``windows`` windows of ``window_s``."""
     settings = ProbeSettings(
-        warmup_batches=2, warmup_s=0.0, window_s=0.5, windows=4, min_windows=0,
+        warmup_batches=2, warmup_s=0.0, window_s=window_s, windows=windows, min_windows=0,
         min_batches_per_window=3,
     )  # fmt: skip
     now = [0.0]
     monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
     meter = Meter(settings, outside_cpu=lambda: 0.0)
-    meter.workers = 12
     meter.iter_started(0.0)
+    return meter, now
+
+
+def test_a_step_paced_loader_keeps_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # 12 workers ahead of a 50 ms step: the step paces the batches, nothing arrives in bursts,
+    # and no window waits for a twelfth batch.
+    meter, now = _clocked(monkeypatch, window_s=0.5, windows=4)
+    meter.workers = 12
     while not meter.done and now[0] < 1000:
         now[0] += 0.05
         meter.record(now[0] - 0.001, now[0], 32)
@@ -365,10 +372,6 @@ def _deep_loader(monkeypatch, *, read_waiting: bool) -> tuple[Meter, float]:  # 
     and drain in a burst (68 workers over 4 storage slots read 300-535 samples/s a window
     against a rate of 400 at most). Returns the meter and the rate of the whole run."""
     workers, depth, n = 40, 80, 4000
-    settings = ProbeSettings(
-        warmup_batches=2, warmup_s=0.0, window_s=0.5, windows=7, min_windows=0,
-        min_batches_per_window=3,
-    )  # fmt: skip
     jitter = random.Random(11)
     finished: list[float] = []
     taken: list[float] = []
@@ -377,14 +380,11 @@ def _deep_loader(monkeypatch, *, read_waiting: bool) -> tuple[Meter, float]:  # 
         begun = max(sent, finished[k - workers] if k >= workers else 0.2)
         finished.append(begun + 0.4 * (1 + jitter.uniform(-0.4, 0.4)))
         taken.append(max(finished[k], taken[k - 1] if k else 0.0) + 0.0001)
-    now = [0.0]
     given = [0]
-    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
-    meter = Meter(settings, outside_cpu=lambda: 0.0)
+    meter, now = _clocked(monkeypatch, window_s=0.5, windows=7)
     meter.workers = workers
     if read_waiting:
         meter.waiting = lambda: sum(1 for f in finished if f <= now[0]) - given[0]
-    meter.iter_started(0.0)
     for k in range(n):
         if meter.done:
             break
@@ -407,14 +407,7 @@ def test_a_deep_loader_s_windows_count_what_its_workers_finished(monkeypatch) ->
 def test_the_script_s_own_work_between_epochs_is_in_no_window(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # Epochs of 50 batches at 10 ms (400 samples/s), each followed by 2 s of the script's own
     # (a validation pass at settings no trial changes), then the next epoch's iterator.
-    settings = ProbeSettings(
-        warmup_batches=2, warmup_s=0.0, window_s=0.3, windows=8, min_windows=0,
-        min_batches_per_window=3,
-    )  # fmt: skip
-    now = [0.0]
-    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
-    meter = Meter(settings, outside_cpu=lambda: 0.0)
-    meter.iter_started(0.0)
+    meter, now = _clocked(monkeypatch, window_s=0.3, windows=8)
     gaps = 0
     while not meter.done and now[0] < 1000:
         for _ in range(50):
