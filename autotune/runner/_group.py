@@ -20,9 +20,10 @@ from pathlib import Path
 
 from autotune.contract import CONFIG_ENV, FAILED_STATUSES, RUNNER_PID_ENV, TrialConfig
 from autotune.runner._base import Target, WindowCallback
-from autotune.runner._lifecycle import ProcessTree
+from autotune.runner._lifecycle import Child, ProcessTree
 from autotune.runner._process import Progress
 from autotune.runner._watch import watch
+from autotune.runner._zygote import Zygote
 
 # After SIGTERM, how long the probes may unwind (the script's `finally` blocks) before SIGKILL.
 TERM_GRACE_S = 3.0
@@ -60,7 +61,7 @@ class Member:
         self.directory = directory
         self.env: dict[str, str] = {}
         self.progress = Progress(directory / "progress.jsonl")
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: Child | None = None
 
     @property
     def config_path(self) -> Path:
@@ -79,7 +80,7 @@ class Member:
         return self._proc is not None
 
     @property
-    def proc(self) -> subprocess.Popen[bytes]:
+    def proc(self) -> Child:
         if self._proc is None:
             raise RuntimeError(f"the probe in {self.directory} was never started")
         return self._proc
@@ -90,14 +91,20 @@ class Member:
         a probe killed after reporting exited as the script would have."""
         if self.progress.exit_code is not None:
             return self.progress.exit_code
-        code: int = self.proc.returncode
+        code: int = self.proc.returncode  # type: ignore[assignment]  # waited for by run
         return code
 
     @property
     def running(self) -> bool:
         return self.proc.poll() is None
 
-    def start(self, cmd: Sequence[str], tree: ProcessTree) -> None:
+    def start(self, cmd: Sequence[str], tree: ProcessTree, zygote: Zygote | None = None) -> None:
+        """Start the probe ``cmd`` (``python -m autotune.probe SCRIPT ARGS``): forked by
+        ``zygote`` where it serves this member's environment, else exec'd."""
+        if zygote is not None and zygote.serves(self.env):
+            self._proc = tree.fork(zygote, cmd[3:], self.env, self.log_path)
+            if self._proc is not None:
+                return
         with self.log_path.open("wb") as log:
             self._proc = tree.start(
                 cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
@@ -148,9 +155,15 @@ class ProcessGroup:
     """
 
     def __init__(
-        self, cmd: Sequence[str], *, poll_s: float = 0.05, folder: Path | None = None
+        self,
+        cmd: Sequence[str],
+        *,
+        poll_s: float = 0.05,
+        folder: Path | None = None,
+        zygote: Zygote | None = None,
     ) -> None:
         self.cmd = list(cmd)
+        self.zygote = zygote  # forks the members where it serves their environment
         self.poll_s = poll_s
         self.folder = folder  # the probe's files: removed by the watcher if autotune dies
         self.members: list[Member] = []
@@ -194,7 +207,7 @@ class ProcessGroup:
         with ProcessTree(own_sessions=True, folder=self.folder) as tree:
             try:
                 for member in self.members:
-                    member.start(self.cmd, tree)
+                    member.start(self.cmd, tree, self.zygote)
                 ending = self._watch(started, timeout_s, on_window, fail_fast, exit_grace_s, echo)
                 if not self._all_done() and any(m.running for m in self.members):
                     # SIGTERM first, so the scripts' `finally` blocks run.

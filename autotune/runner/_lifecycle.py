@@ -40,7 +40,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # run as a file by the watcher: no autotune import at run time
+    from autotune.runner._zygote import Zygote
 
 # Carried by every process of a tree; the value names the tree.
 TREE_ENV = "AUTOTUNE_TREE"
@@ -54,6 +57,20 @@ _KILL_POLL_S = 0.02
 _SELF = os.path.abspath(__file__)  # run by path: no package import, so no autotune import
 _KILL = "kill"  # the watcher's mode for a probe: its tree ends with autotune
 _OUTLIVE = "outlive"  # for a live run: its tree is left to end by itself
+
+
+class Child(Protocol):
+    """What a tree uses of a root it started: ``subprocess.Popen``, or a probe the zygote
+    forked (``autotune/runner/_zygote.py``)."""
+
+    pid: int
+    returncode: int | None
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def send_signal(self, sig: int) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -185,7 +202,7 @@ class ProcessTree:
     ) -> None:
         self.own_sessions = own_sessions
         self.token = uuid.uuid4().hex
-        self.roots: list[subprocess.Popen[bytes]] = []
+        self.roots: list[Child] = []
         self._starts: dict[int, int] = {}
         read, self._pipe = os.pipe()
         os.set_blocking(self._pipe, False)  # autotune never waits on its guard
@@ -229,11 +246,24 @@ class ProcessTree:
             start_new_session=self.own_sessions,
             **popen,
         )
+        self._adopt(proc)
+        return proc
+
+    def fork(
+        self, zygote: Zygote, argv: Sequence[str], env: Mapping[str, str], log: Path
+    ) -> Child | None:
+        """Start a root forked by ``zygote`` (``argv``: the script and its arguments, its
+        output to ``log``); None if the zygote is gone, so the caller starts it itself."""
+        proc = zygote.spawn(argv, {**env, TREE_ENV: self.token}, log)
+        if proc is not None:
+            self._adopt(proc)
+        return proc
+
+    def _adopt(self, proc: Child) -> None:
         stat = stat_of(proc.pid)  # not reaped yet: there even if it already exited
         self._starts[proc.pid] = stat.start if stat is not None else 0
         self.roots.append(proc)
         self._tell({"root": [proc.pid, self._starts[proc.pid]]})
-        return proc
 
     def will(self, paths: Sequence[Path], text: str) -> None:
         """Should autotune die, the watcher writes ``text`` to the first of ``paths`` that
@@ -259,7 +289,7 @@ class ProcessTree:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=max(0.0, deadline - time.monotonic()))
 
-    def ended(self, proc: subprocess.Popen[bytes]) -> bool:
+    def ended(self, proc: Child) -> bool:
         """Whether the root ``proc`` has exited (reaped or not: nothing is reaped here)."""
         return not _same(proc.pid, self._starts.get(proc.pid, 0))
 

@@ -1,4 +1,7 @@
-"""Each probe in a fresh subprocess, in its own process group, killed whole when done."""
+"""Each probe in a fresh process, in its own process group, killed whole when done.
+
+A probe of the script alone is forked by a zygote that imported torch once for the whole
+search (``_zygote.py``); ranks, and any probe the zygote cannot serve, are exec'd."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from autotune.runner._base import BaseRunner, Target, WindowCallback
 from autotune.runner._classify import classify
 from autotune.runner._group import ProcessGroup, probe_command, probe_env
 from autotune.runner._ranks import run_ranks
+from autotune.runner._zygote import Zygote, zygote_wanted
 
 
 class SubprocessRunner(BaseRunner):
@@ -19,6 +23,7 @@ class SubprocessRunner(BaseRunner):
     def __init__(self, python: str = sys.executable, poll_s: float = 0.05) -> None:
         self.python = python
         self.poll_s = poll_s
+        self._zygote: Zygote | None = None
 
     def run(
         self,
@@ -30,8 +35,32 @@ class SubprocessRunner(BaseRunner):
     ) -> ProbeResult:
         with tempfile.TemporaryDirectory(prefix="autotune-probe-") as tmp:
             command = probe_command(self.python, target)
-            group = ProcessGroup(command, poll_s=self.poll_s, folder=Path(tmp))
             if target.nproc_per_node > 1:  # torchrun-style ranks
+                group = ProcessGroup(command, poll_s=self.poll_s, folder=Path(tmp))
                 return run_ranks(group, Path(tmp), target, config, timeout_s, on_window)
-            probe = group.add(Path(tmp), config, probe_env(target, config))
+            env = probe_env(target, config)
+            group = ProcessGroup(
+                command, poll_s=self.poll_s, folder=Path(tmp), zygote=self._zygote_for(env)
+            )
+            probe = group.add(Path(tmp), config, env)
             return classify(probe, group.run(timeout_s, on_window), timeout_s)
+
+    def close(self) -> None:
+        """End the zygote, if one was started (also done when the runner is collected)."""
+        if self._zygote is not None:
+            self._zygote.close()
+            self._zygote = None
+
+    def _zygote_for(self, env: dict[str, str]) -> Zygote | None:
+        """A zygote serving ``env``, started if need be; None: exec this probe."""
+        if not zygote_wanted():
+            return None
+        if self._zygote is not None and self._zygote.serves(env):
+            return self._zygote
+        self.close()
+        zygote = Zygote(self.python, env)
+        if not zygote.start():
+            zygote.close()
+            return None
+        self._zygote = zygote
+        return zygote

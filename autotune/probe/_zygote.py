@@ -1,0 +1,162 @@
+"""A started interpreter that has imported torch and the probe, and forks one probe per order.
+
+Every probe used to pay for its interpreter and ``import torch`` (about 1.5 s on a 2-core
+machine, most of a short probe's start-up), though neither is the script's and neither
+changes between trials. This process pays once; each probe is a fork of it, so the script
+starts from the same imported torch an exec'd probe would have built, before the script's
+first line. Nothing torch starts lazily has started here: no CUDA context (a forked CUDA
+context is unusable) and no intra-op thread pool (a forked pool's threads are gone), so the
+child builds its own, as an exec'd probe does.
+
+Run by the runner (``autotune/runner/_zygote.py``) as ``python -m autotune.probe._zygote``,
+in a session of its own, dying with the runner (PR_SET_PDEATHSIG) and at the end of its
+stdin. Orders come on stdin, one JSON object a line: ``argv`` (the script and its
+arguments), ``env`` (the probe's whole environment), ``cwd`` and ``log`` (the file for the
+probe's stdout and stderr). It answers on stdout, one JSON object a line: ``ready`` once
+imported, ``pid`` for each fork, ``exit`` ([pid, code as Popen gives it]) as each ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import sys
+import threading
+import traceback
+from typing import Any
+
+# Variables read by torch when it is imported, before any probe exists, that a probe may set:
+# its threads, set through torch's own call instead.
+THREAD_ENVS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _die_with_parent() -> None:
+    """SIGKILL this process when its parent dies (Linux only; elsewhere nothing)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(137)
+
+
+def _send(message: dict[str, Any]) -> None:
+    os.write(1, (json.dumps(message) + "\n").encode())
+
+
+def _exit_as_python_does(code: int) -> None:
+    """What an interpreter does at exit and ``os._exit`` skips: join the script's
+    non-daemon threads, run its ``atexit`` functions, flush what it printed."""
+    import atexit
+
+    me = threading.current_thread()
+    for thread in threading.enumerate():
+        if thread is not me and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
+
+
+def _probe(order: dict[str, Any]) -> None:
+    """In the forked child: become the probe ``order`` names, run it, and exit."""
+    code = 1
+    try:
+        os.setsid()  # a session of its own, as the runner starts an exec'd probe
+        _die_with_parent()
+        log = os.open(order["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.close(null)
+        os.close(log)
+        os.chdir(order["cwd"])
+        env: dict[str, str] = order["env"]
+        threads = next((env[name] for name in THREAD_ENVS if env.get(name)), None)
+        os.environ.clear()
+        os.environ.update(env)
+        import torch
+
+        if threads is not None and threads.isdigit() and int(threads) > 0:
+            # torch read these at its import, in this process's parent: set them as it would.
+            torch.set_num_threads(int(threads))
+        from autotune.probe import main
+
+        try:
+            code = main(list(order["argv"]))
+        except SystemExit as exc:  # as the interpreter turns ``sys.exit(x)`` into a code
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        _exit_as_python_does(code)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        _send({"exit": [pid, os.waitstatus_to_exitcode(status)]})
+
+
+def serve() -> int:
+    _die_with_parent()
+    import torch  # noqa: F401  the import every probe would pay: paid here, once
+
+    import autotune.probe  # noqa: F401
+
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)
+    os.set_blocking(wake_write, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake_write)
+    _send({"ready": True})
+    pending = b""
+    while True:
+        ready, _, _ = select.select([0, wake_read], [], [])
+        if wake_read in ready:
+            while True:
+                try:
+                    if not os.read(wake_read, 512):
+                        break
+                except BlockingIOError:
+                    break
+        _reap()
+        if 0 not in ready:
+            continue
+        data = os.read(0, 65536)
+        if not data:
+            return 0  # the runner is done, or gone: its probes end with this process
+        pending += data
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            order = json.loads(line)
+            pid = os.fork()
+            if pid == 0:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                os.close(wake_read)
+                os.close(wake_write)
+                _probe(order)
+            _send({"pid": pid})
+
+
+if __name__ == "__main__":
+    sys.exit(serve())
