@@ -161,6 +161,22 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
+_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def seconds(text: str, option: str) -> float:
+    """A duration as users write it: ``90``, ``30s``, ``5m``, ``1.5h``; a clear error else."""
+    value = text.strip().lower()
+    unit = value[-1:] if value[-1:] in ("s", "m", "h") else ""
+    try:
+        number = float(value[: len(value) - len(unit)])
+    except ValueError:
+        fail(f"{option} {text!r} is not a duration; write seconds (90), or 30s, 5m, 1h")
+    if not number > 0 or number == float("inf"):
+        fail(f"{option} {text!r} must be a positive time, such as 30s or 5m")
+    return number * _UNITS[unit]
+
+
 def host_budget(gib: float | None) -> int:
     """Bytes of host memory a run may use: ``gib`` GiB, or half of RAM."""
     import psutil

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shlex
+import statistics
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +22,7 @@ from autotune.cli._common import (
     out,
     print_json,
     say,
+    seconds,
     storage,
 )
 from autotune.cli._render import render_summary
@@ -49,10 +52,16 @@ def describe_config(config: LoaderConfig) -> str:
     return " ".join(parts) or "as written"
 
 
-class ProgressReporter:
-    """A live bar on stderr (trial i of n, current settings, best so far, speedup)."""
+def clock(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes}:{secs:02d}"
 
-    def __init__(self, total: int) -> None:
+
+class ProgressReporter:
+    """A live bar on stderr (trial i of n, time spent, current settings, best so far,
+    speedup, and about how long is left: ``left``)."""
+
+    def __init__(self, total: int, budget_s: float | None = None) -> None:
         self.progress = Progress(
             TextColumn("[bold]trial[/]"),
             MofNCompleteColumn(),
@@ -65,6 +74,10 @@ class ProgressReporter:
         self.task = self.progress.add_task("starting", total=total)
         self.best_text = ""
         self.label = "starting"
+        self.total, self.budget_s = total, budget_s
+        self._started = time.monotonic()
+        self._trial_started: float | None = None
+        self._took: list[float] = []
 
     def __enter__(self) -> ProgressReporter:
         self.progress.start()
@@ -81,8 +94,13 @@ class ProgressReporter:
     ) -> None:
         label = "the script as written" if role == "baseline" else describe_config(config)
         self.label = f"{role}: {label}"
+        self.total = total
+        self._trial_started = time.monotonic()
         self.progress.update(
-            self.task, completed=done, total=total, description=f"{self.label}{self.best_text}"
+            self.task,
+            completed=done,
+            total=total,
+            description=f"{self.label}{self.best_text}{self.left(done)}",
         )
 
     def trial_finished(
@@ -105,12 +123,33 @@ class ProgressReporter:
             self.best_text = f" | best {best:,.0f} samples/s{speed}"
         # The bar stays on screen after the search: it must not show the best as it was
         # before this trial (a 4.15x search ended on "best 173 samples/s (1.00x)").
+        if self._trial_started is not None:
+            self._took.append(time.monotonic() - self._trial_started)
+            self._trial_started = None
         self.progress.update(self.task, description=f"{self.label}{self.best_text}")
         self.progress.advance(self.task)
+
+    def left(self, done: int) -> str:
+        budget_left = None
+        if self.budget_s is not None:
+            budget_left = self.budget_s - (time.monotonic() - self._started)
+        return time_left(self.total - done, self._took, budget_left)
 
     def note(self, text: str) -> None:
         """Plain words from the search, which may quote a script: never markup."""
         self.progress.console.print(literal(text, limit=None), soft_wrap=True)
+
+
+def time_left(trials_left: int, took: list[float], budget_left: float | None) -> str:
+    """The bar's " | about M:SS left": the lesser of what the budget leaves and the trials
+    left at the median trial's time (the stop rules often end a search sooner); "" until a
+    trial's time is known."""
+    if not took:
+        return ""
+    bounds = [max(0, trials_left) * statistics.median(took)]
+    if budget_left is not None:
+        bounds.append(max(0.0, budget_left))
+    return f" | about {clock(min(bounds))} left"
 
 
 def local_tuner(
@@ -149,8 +188,12 @@ def probe(
     trials: int = typer.Option(
         defaults.TRIALS, "--trials", min=1, help="Probes in the study, baseline included."
     ),
-    timeout: float = typer.Option(
-        defaults.TIMEOUT_S, "--timeout", min=1, help="Seconds for the whole search."
+    budget: str = typer.Option(
+        f"{defaults.TIMEOUT_S:.0f}s",
+        "--budget",
+        "--timeout",
+        help="Time for the whole search, baseline included (90, 30s, 5m, 1h): no trial "
+        "starts after it, and the answer says what it left unmeasured.",
     ),
     trial_timeout: float = typer.Option(
         defaults.TRIAL_TIMEOUT_S, "--trial-timeout", min=1, help="Seconds per probe."
@@ -243,6 +286,7 @@ def probe(
     )
 
     check_script(script)
+    budget_s = seconds(budget, "--budget")
     store, url = storage(storage_opt)
     target = Target(str(script), tuple(ctx.args), nproc_per_node=nproc_per_node)
     hardware = fingerprint()
@@ -272,7 +316,7 @@ def probe(
         err.print(say("autotune: ", literal(opened.note, limit=None)), soft_wrap=True)
     options = TunerOptions(
         trials=trials,
-        timeout_s=timeout,
+        timeout_s=budget_s,
         trial_timeout_s=trial_timeout,
         settings=ProbeSettings(
             warmup_s=warmup,
@@ -304,7 +348,7 @@ def probe(
         ),
         soft_wrap=True,
     )
-    with ProgressReporter(trials) as reporter:
+    with ProgressReporter(trials, budget_s) as reporter:
         outcome = local_tuner(study, target, options, url, reporter).run()
     answer = summarize(study, safe_url(url))
     if as_json:

@@ -15,7 +15,7 @@ from autotune.tuner.evidence._ceiling import (
     transport_rate,
     wait_fraction,
 )
-from autotune.tuner.evidence._confirm import confirm_study
+from autotune.tuner.evidence._confirm import UNCONFIRMED, confirm_study
 from autotune.tuner.evidence._diagnosis import (
     CPU_BUSY,
     INPUT_BOUND_WAIT,
@@ -61,6 +61,7 @@ __all__ = [
     "MIN_CORES",
     "NEAR",
     "NOISE_FLOOR",
+    "UNCONFIRMED",
     "ShardBound",
     "baseline_failure",
     "best_usable",

@@ -34,6 +34,7 @@ unconditional re-measure.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import optuna
 
@@ -336,14 +337,21 @@ def _candidate(trial: optuna.trial.FrozenTrial) -> Candidate:
     )
 
 
+# Why a confirmation that needed re-measures ran none.
+UNCONFIRMED = "the budget is spent: no re-measure, the pick is from the search's own windows"
+
+
 def confirm_study(
     study: optuna.Study,
     probe: Callable[[LoaderConfig | None], ProbeResult],
     top: int,
     note: Callable[[str], None],
+    *,
+    may_probe: bool = True,
 ) -> Confirmation | None:
     """Plan and carry out the confirmation of a study's measured trials; None when nothing was
-    measured in windows. ``probe(None)`` runs the script as written."""
+    measured in windows. ``probe(None)`` runs the script as written. Not ``may_probe`` (the
+    search's time is spent): the pick comes from the search's own windows, said so."""
     trials = study.get_trials(deepcopy=False)
     pool = [_candidate(t) for t in trials if usable(t)]
     baseline = baseline_of(trials)
@@ -351,5 +359,9 @@ def confirm_study(
     plan = confirmation_plan(pool, base, top, steady_load=steady_load(trials))
     if not plan.candidates:
         return None
+    if not may_probe and (plan.remeasure or plan.fresh):
+        plan = replace(
+            plan, remeasure=False, remeasure_baseline=False, fresh=False, why=UNCONFIRMED
+        )
     note(f"  confirmation: {plan.why}")
     return confirm_plan(plan, lambda cand: probe(None if cand is base else cand.config))

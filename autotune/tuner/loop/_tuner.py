@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
@@ -16,6 +15,7 @@ from autotune.contract import LoaderConfig, Mode, ProbeResult, TrialConfig
 from autotune.runner import BaseRunner, Target, WindowCallback
 from autotune.state import baseline_of, counted, usable
 from autotune.tuner.evidence import (
+    UNCONFIRMED,
     baseline_failure,
     bound_windows,
     ceiling_windows,
@@ -30,10 +30,10 @@ from autotune.tuner.evidence import (
     record_from_baseline,
     short_script_verdict,
     trial_result,
-    trial_state,
     under_load,
 )
-from autotune.tuner.loop._budget import over_gpu_budget, over_host_budget
+from autotune.tuner.loop._budget import judged
+from autotune.tuner.loop._clock import Clock, unsure
 from autotune.tuner.loop._gate import Alone, Gate
 from autotune.tuner.loop._heartbeat import fail_stale_trials, heartbeat
 from autotune.tuner.loop._options import Outcome, TunerOptions
@@ -85,7 +85,7 @@ class Tuner:
         # A reason from outside the study to stop (a live run that ended), checked each turn,
         # and the role every searched trial is recorded under (a live run's segments: "adapt").
         self._stop_when, self._role = stop_when or (lambda: None), role
-        self._started = time.monotonic()
+        self._clock = Clock(options.timeout_s)
         self._last_space: SearchSpace | None = None
         self._fitted = False  # the last probe knew the script's length
         self._settings = options.probe_settings(target.nproc_per_node)
@@ -112,6 +112,7 @@ class Tuner:
     ) -> ProbeResult:
         # The probe sizes its warm-up and windows to fit the script's run, once known.
         settings = under_load(self._trials(), length.fitted(self.study, self._settings))
+        settings = self._clock.fit(settings)  # no probe outlasts the budget by more than 2 windows
         config = config or LoaderConfig()  # None: the script as written
         if every_window:
             settings = replace(settings, min_windows=0)
@@ -124,9 +125,6 @@ class Tuner:
         )
         length.learn(self.study, result)
         return result
-
-    def _time_left(self) -> bool:
-        return time.monotonic() - self._started < self.options.timeout_s
 
     def _add_probe_seconds(self, seconds: float) -> None:
         state.add_probe_seconds(self.study, seconds)
@@ -224,11 +222,16 @@ class Tuner:
         while not gate.settled():
             gate.wait()
         with gate.turn():
+            confirmed = True
             if self.options.confirm_top and state.load(self.study).confirmation is None:
-                self._confirm()
+                confirmed = self._confirm()
+            if reason == self._clock.said():  # how far to trust what the budget allowed
+                reason = "; ".join([reason, *unsure(self.study, space, confirmed=confirmed)])
             if self.options.other_loaders:
                 top = self.options.max_workers
-                run_others_stage(self.study, self._probe, self.reporter.note, self._time_left, top)
+                run_others_stage(
+                    self.study, self._probe, self.reporter.note, self._clock.has_time, top
+                )
         return reason
 
     # --- phases -----------------------------------------------------------------------------
@@ -297,8 +300,8 @@ class Tuner:
         trials = self._trials()
         if len(counted(trials)) >= self.options.trials:
             return f"reached --trials {self.options.trials}"
-        if not self._time_left():
-            return f"reached --timeout {self.options.timeout_s:.0f}s"
+        if not self._clock.has_time():
+            return self._clock.said()
         if outside := self._stop_when():
             return outside
         return stop_reason(
@@ -363,17 +366,7 @@ class Tuner:
         # Killed before it reported (pruned, hung), or a rank that failed: what it was asked to
         # run fills in whatever the probe could not say it applied.
         result.applied_config = result.applied_config.merged_over(config)
-        record = state.TrialRecord.of_result(result, trial_role)
-        # Over a memory budget: never recommended; TPE learns the region from the constraint.
-        host = over_host_budget(result, self.options, self.target.nproc_per_node)
-        gpu = over_gpu_budget(result, self.options)
-        trial.set_constraint("host_memory", host)
-        trial.set_constraint("gpu_memory", gpu)
-        trial_state_ = trial_state(result)
-        if trial_state_ == TrialState.COMPLETE and (host > 0 or gpu > 0):
-            why = "over the memory budget (--max-host-mem/--max-gpu-mem)"
-            record = replace(record, status="over_memory", reason=why)
-            trial_state_ = TrialState.FAIL
+        record, trial_state_ = judged(trial, result, trial_role, self.options, self.target)
         state.write(trial, record)
         self.study.tell(
             trial,
@@ -390,11 +383,15 @@ class Tuner:
             state.enqueue(self.study, dict(trial.params), "seeded")
         self._after_trial(self.study)
 
-    def _confirm(self) -> None:
+    def _confirm(self) -> bool:
         """Every window of a re-measure (it decides what two windows cannot); None in the
-        plan is the script as written, re-run exactly, not as our reading of it."""
-        probe = partial(self._probe, every_window=True)
-        result = confirm_study(self.study, probe, self.options.confirm_top, self.reporter.note)
+        plan is the script as written, re-run exactly, not as our reading of it. False: the
+        re-measures the plan asked were not run, the budget being spent."""
+        probe, top = partial(self._probe, every_window=True), self.options.confirm_top
+        result = confirm_study(
+            self.study, probe, top, self.reporter.note, may_probe=self._clock.has_time()
+        )
         if result is not None:
             self._add_probe_seconds(result.probe_seconds)
             state.save_confirmation(self.study, result)
+        return result is None or result.why != UNCONFIRMED
