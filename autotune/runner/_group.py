@@ -20,10 +20,10 @@ from pathlib import Path
 
 from autotune.contract import CONFIG_ENV, FAILED_STATUSES, RUNNER_PID_ENV, TrialConfig
 from autotune.runner._base import Target, WindowCallback
-from autotune.runner._lifecycle import Child, ProcessTree
+from autotune.runner._lifecycle import ProcessTree
 from autotune.runner._process import Progress
 from autotune.runner._watch import watch
-from autotune.runner._zygote import Zygote
+from autotune.runner._zygote import Child, Zygote
 
 # After SIGTERM, how long the probes may unwind (the script's `finally` blocks) before SIGKILL.
 TERM_GRACE_S = 3.0

@@ -40,10 +40,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # run as a file by the watcher: no autotune import at run time
-    from autotune.runner._zygote import Zygote
+    from autotune.runner._zygote import Child, Zygote
 
 # Carried by every process of a tree; the value names the tree.
 TREE_ENV = "AUTOTUNE_TREE"
@@ -57,20 +57,6 @@ _KILL_POLL_S = 0.02
 _SELF = os.path.abspath(__file__)  # run by path: no package import, so no autotune import
 _KILL = "kill"  # the watcher's mode for a probe: its tree ends with autotune
 _OUTLIVE = "outlive"  # for a live run: its tree is left to end by itself
-
-
-class Child(Protocol):
-    """What a tree uses of a root it started: ``subprocess.Popen``, or a probe the zygote
-    forked (``autotune/runner/_zygote.py``)."""
-
-    pid: int
-    returncode: int | None
-
-    def poll(self) -> int | None: ...
-
-    def wait(self, timeout: float | None = None) -> int: ...
-
-    def send_signal(self, sig: int) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ import time
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from autotune.contract import CONFIG_ENV
 
@@ -37,6 +38,20 @@ READY_S = 120.0
 PER_PROBE = frozenset(
     {CONFIG_ENV, "AUTOTUNE_TREE", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
 )
+
+
+class Child(Protocol):
+    """What a process tree uses of a root it started (``_lifecycle.py``): ``subprocess.Popen``,
+    or a probe the zygote forked (``Forked``)."""
+
+    pid: int
+    returncode: int | None
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def send_signal(self, sig: int) -> None: ...
 
 
 def zygote_wanted() -> bool:
