@@ -23,14 +23,13 @@ the window (``probe/machine/_outside_cpu.py``): a shared machine moves a rate by
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable, Sequence
 from time import perf_counter
 
 from autotune.contract import ProbeSettings
 from autotune.probe.machine import OutsideCpu
 from autotune.probe.measure._epoch import EpochClock
-from autotune.probe.measure._figures import MeterFigures, quantile
+from autotune.probe.measure._figures import MeterFigures, figures_of
 from autotune.probe.measure._fit import deadline_at, fitted_window_s, warmup_over
 from autotune.probe.measure._windows import (
     closes_on_time_or_turn,
@@ -389,45 +388,11 @@ class Meter:
         elapsed = self._last_batch_t - t
         return (self.samples - samples) / elapsed if elapsed > 0 else None
 
+    @property
+    def last_batch_end(self) -> float | None:
+        """When the last batch the meter saw ended (its step included)."""
+        return self._last_t
+
     def figures(self) -> MeterFigures:
         """The measured figures; partial when the script ended before the last window."""
-        known = [c for c in self.interference if c is not None]
-        started, begun, first = self.started_at, self.measure_start, self.first_batch_at
-        warm = begun is not None and started is not None
-        end = self.measure_end if self.measure_end is not None else self._last_t
-        wall = (
-            end - begun - self.outside_s
-            if begun is not None and end is not None and end - begun > self.outside_s
-            else None
-        )
-        batches = self.measured_batches if wall is not None else 0
-        rate = statistics.median(self.windows) if self.windows else None
-        if rate is None and wall is not None and batches and self.measured_samples:
-            # Ended inside the first window: report what there was, flagged by status.
-            rate = self.measured_samples / wall
-        return MeterFigures(
-            windows=list(self.windows),
-            # A figure for every window, or none at all (a reading failed).
-            interference_cores=known if len(known) == len(self.windows) else [],
-            batches=self.batches,
-            samples=self.samples,
-            time_to_first_batch_s=(
-                first - started if started is not None and first is not None else None
-            ),
-            steady_state=self.steady_state if warm else None,
-            warmup_s_used=begun - started if begun is not None and started is not None else None,
-            epoch_windows=self.epoch_windows if warm else False,
-            samples_per_s=rate,
-            step_p50_s=quantile(self.steps, 0.5) if self.steps else None,
-            step_p95_s=quantile(self.steps, 0.95) if self.steps else None,
-            measured_wall_s=wall,
-            epoch_starts=self.epoch_starts if wall is not None else 0,
-            startup_fraction=min(1.0, self.startup_s / wall) if wall is not None else None,
-            data_wait_fraction=min(1.0, self.measured_wait / wall) if wall is not None else None,
-            wait_per_batch_s=self.measured_wait / batches if batches else None,
-            compute_per_batch_s=(
-                max(0.0, (wall - self.measured_wait) / batches)
-                if wall is not None and batches
-                else None
-            ),
-        )
+        return figures_of(self)
