@@ -118,9 +118,12 @@ def _reap() -> None:
 
 def serve() -> int:
     _die_with_parent()
-    import torch  # noqa: F401  the import every probe would pay: paid here, once
+    import torch  # the import every probe would pay: paid here, once
 
     import autotune.probe  # noqa: F401
+
+    if torch.cuda.is_initialized():  # type: ignore[no-untyped-call]
+        return 1  # a forked CUDA context is unusable: the runner execs its probes instead
 
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_read, False)
