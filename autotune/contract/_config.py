@@ -12,6 +12,9 @@ from typing import Any, Literal
 CONFIG_ENV = "AUTOTUNE_PROBE_CONFIG"
 RANK_DIR_ENV = "AUTOTUNE_RANK_DIR"  # the trial's directory, shared by its ranks
 RUNNER_PID_ENV = "AUTOTUNE_RUNNER_PID"  # the process that started the probe, its parent
+# The variables that set torch's intra-op threads (``LoaderConfig.threads``), read by torch
+# (and MKL) when it is imported.
+THREAD_ENVS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 # The precision the tuner holds a ceiling to: a run within this share of one is at it. So a
 # ceiling's windows need agree no closer than this for its probe to stop.

@@ -28,9 +28,8 @@ import threading
 import traceback
 from typing import Any
 
-# Variables read by torch when it is imported, before any probe exists, that a probe may set:
-# its threads, set through torch's own call instead.
-THREAD_ENVS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+# Read by torch when this process imported it: a probe sets its threads through torch instead.
+from autotune.contract import THREAD_ENVS
 
 
 def _die_with_parent() -> None:

@@ -18,7 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autotune.contract import CONFIG_ENV, FAILED_STATUSES, RUNNER_PID_ENV, TrialConfig
+from autotune.contract import (
+    CONFIG_ENV,
+    FAILED_STATUSES,
+    RUNNER_PID_ENV,
+    THREAD_ENVS,
+    TrialConfig,
+)
 from autotune.runner._base import Target, WindowCallback
 from autotune.runner._lifecycle import ProcessTree
 from autotune.runner._process import Progress
@@ -30,10 +36,6 @@ TERM_GRACE_S = 3.0
 # After every member wrote its result, how long they may take to exit: a rank can wait in
 # its collectives' teardown for a peer that has already gone.
 EXIT_GRACE_S = 5.0
-
-
-# The environment variables that set torch's intra-op threads (``LoaderConfig.threads``).
-THREAD_ENVS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def probe_command(python: str, target: Target) -> list[str]:

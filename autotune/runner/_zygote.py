@@ -27,7 +27,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from autotune.contract import CONFIG_ENV
+from autotune.contract import CONFIG_ENV, THREAD_ENVS
+from autotune.runner._lifecycle import TREE_ENV
 
 # Set it to 0 to exec every probe, as before the zygote.
 ZYGOTE_ENV = "AUTOTUNE_ZYGOTE"
@@ -35,9 +36,7 @@ ZYGOTE_ENV = "AUTOTUNE_ZYGOTE"
 READY_S = 120.0
 # Read by each probe after the fork, or applied by the zygote through torch's own call: they
 # may differ between probes of one zygote. The tree's token names each probe's tree.
-PER_PROBE = frozenset(
-    {CONFIG_ENV, "AUTOTUNE_TREE", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
-)
+PER_PROBE = frozenset({CONFIG_ENV, TREE_ENV, "CUDA_VISIBLE_DEVICES", *THREAD_ENVS})
 
 
 class Child(Protocol):
