@@ -20,7 +20,13 @@ from autotune.state import (
     record_of,
     usable,
 )
-from autotune.tuner.evidence._ceiling import bound_for, ceiling_rate, missing, transport_rate
+from autotune.tuner.evidence._ceiling import (
+    bound_for,
+    ceiling_rate,
+    missing,
+    step_changed,
+    transport_rate,
+)
 from autotune.tuner.evidence._epoch import epoch_answer, with_others
 from autotune.tuner.evidence._load import account
 from autotune.tuner.evidence._noise import NOISE_FLOOR, sustained
@@ -117,6 +123,8 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
     bound, binding = bound_for(ceiling, best_workers, cpu_per_rank)
     if bound and best_rate and best_rate > bound * (1 + CEILING_GAP):
         bound, binding = None, None  # the answer itself ran past it: it binds nothing
+    if best is not None and step_changed(best):
+        bound, binding = None, None  # the ceilings are of the script's own step, not its
     measured_loader = _measured_loader(best or base)
     epoch = epoch_answer(
         record_of(base).probe_result() if base is not None else None,

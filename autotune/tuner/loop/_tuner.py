@@ -304,11 +304,14 @@ class Tuner:
             return self._clock.said()
         if outside := self._stop_when():
             return outside
+        # With batch sizes in the space the sampler may change the step at any turn: the
+        # ceiling, of the script's own step, bounds nothing the search could still try.
+        ceiling = None if space.batch_sizes else ceiling_windows(state.load(self.study).ceiling)
         return stop_reason(
             trials,
-            ceiling_windows(state.load(self.study).ceiling),
+            ceiling,
             self.options.patience,
-            bound=self._bound,
+            bound=None if space.batch_sizes else self._bound,
             searched_around_best=searched_around_best(self.study, self._capped(space)),
             knee_open=knee_open(self.study),
         )

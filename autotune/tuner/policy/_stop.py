@@ -13,6 +13,7 @@ from autotune.tuner.evidence import (
     median,
     near_ceiling,
     steady_load,
+    step_changed,
     trial_config,
     wait_fraction,
 )
@@ -38,7 +39,10 @@ def stop_reason(
     """A reason to stop now, or None to go on.
 
     ``ceiling`` is the compute ceiling's windows; ``bound``, when given, says which bound
-    holds for the best config's worker count (the transport ceiling can be lower).
+    holds for the best config's worker count (the transport ceiling can be lower). Both are
+    of the script's own step: neither ends a search whose best changed that step (copy
+    streams, pinned copies, another batch size, device or thread count), nor one with such a
+    guess still queued (``step_changed``).
     Failed trials do not use up patience: a crash teaches where not to go, and the search
     should get the chance to act on it. ``searched_around_best``: the line search measured
     (or saw fail) every neighbour of the best that the measurements say could gain; the
@@ -81,6 +85,10 @@ def stop_reason(
     # a noisy ceiling probe says.
     barely_waits = wait is None or wait < MAX_WAIT_AT_CEILING
     kind = "compute"
+    if any(step_changed(t) for t in trials if t.state == TrialState.WAITING) or (
+        best_trial is not None and step_changed(best_trial)
+    ):
+        ceiling, bound = None, None
     if bound is not None and best_trial is not None:
         ceiling, kind = bound(int(trial_config(best_trial).num_workers or 0))
     # The transport ceiling binds the loader itself: a run at it still waits for data.

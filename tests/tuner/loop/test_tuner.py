@@ -349,6 +349,36 @@ def test_cpu_against_gpu_is_measured_early_and_the_faster_kept(cpu_speedup: floa
     assert best == ("cpu" if cpu_speedup > 1 else "cuda")
 
 
+@pytest.mark.parametrize("tune_batch_size", [False, True])
+def test_a_copy_bound_step_at_the_compute_ceiling_still_gets_its_copy_streams(
+    tune_batch_size: bool,
+) -> None:
+    # Batches already in memory, copied to the GPU with .to() in the step: the script as
+    # written runs at the compute ceiling (which replays its step, copy included), yet copy
+    # streams from pinned memory take the copy out of the step. The ceiling must not end the
+    # search before they are measured, nor stand against them once they are.
+    script = LoaderConfig(
+        num_workers=0,
+        pin_memory=False,
+        persistent_workers=False,
+        batch_size=256,
+        num_streams=0,
+        device="cuda",
+    )
+    runner = FakeRunner(
+        load_s=0.0001, compute_s=0.004, copy_s=0.022, batch=256, script=script, cpu_speedup=0.1
+    )
+    tuner = make(runner, cuda=True, trials=8, patience=3, tune_batch_size=tune_batch_size)
+    outcome = tuner.run()
+    modes = [c.mode for c in runner.calls]
+    assert modes[0] == "baseline" and "ceiling" not in modes  # never re-measured either
+    assert "ceiling" not in outcome.stop_reason, outcome.stop_reason
+    best = summarize(tuner.study, "mem").to_dict()["recommended"]
+    assert best["config"]["num_streams"] >= 1 and best["config"]["pin_memory"], best
+    assert best["samples_per_s"] > 4 * runner.rate(script)
+    assert summarize(tuner.study, "mem").to_dict()["binding_ceiling"] is None
+
+
 @pytest.mark.parametrize("slowdown", [2.0, 0.5])
 def test_beside_a_steady_load_torch_threads_on_the_free_cores_are_measured_early(
     slowdown: float,

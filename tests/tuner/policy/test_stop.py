@@ -5,8 +5,9 @@ from __future__ import annotations
 import optuna
 from optuna.trial import TrialState
 
+from autotune.contract import LoaderConfig
 from autotune.state import TrialRecord, new_trial
-from autotune.tuner.evidence._ceiling import ceiling_suspect, near_ceiling
+from autotune.tuner.evidence._ceiling import ceiling_suspect, changes_step, near_ceiling
 from autotune.tuner.evidence._noise import ci95_median, clearly_better, relative_spread
 from autotune.tuner.policy._stop import stop_reason
 
@@ -18,11 +19,13 @@ def trial(
     role: str = "search",
     wait: float = 0.05,
     state: TrialState = TrialState.COMPLETE,
+    config: LoaderConfig | None = None,
 ) -> optuna.trial.FrozenTrial:
     record = TrialRecord(
         role=role,
         status={"COMPLETE": "ok", "PRUNED": "pruned"}.get(state.name, "crashed"),
         result={"data_wait_fraction": wait},
+        config=config or LoaderConfig(),
     )
     value = sorted(windows)[len(windows) // 2] if state == TrialState.COMPLETE else None
     t = new_trial(record, state, value, {}, {}, dict(enumerate(windows)))
@@ -91,3 +94,50 @@ def test_once_every_neighbour_of_the_best_is_measured_the_search_stops() -> None
     # The script as written in the lead: no line was searched, patience decides.
     flat = [trial(0, [100.0] * 3, role="baseline"), trial(1, [101.0, 99.0, 100.0])]
     assert stop_reason(flat, None, patience=2, searched_around_best=True) is None
+
+
+STREAMED = LoaderConfig(num_workers=0, pin_memory=True, num_streams=1, device="cuda")
+
+
+def waiting(number: int, params: dict[str, int | bool]) -> optuna.trial.FrozenTrial:
+    """A trial as ``Study.enqueue_trial`` leaves it: its settings queued, nothing measured."""
+    study = optuna.create_study()
+    study.enqueue_trial(params)
+    (t,) = study.get_trials(states=(TrialState.WAITING,))
+    t.number = number
+    return t
+
+
+def test_what_changes_the_step_the_compute_ceiling_measured() -> None:
+    script = LoaderConfig(batch_size=256)
+    assert not changes_step(LoaderConfig(num_workers=8, prefetch_factor=4), script)
+    assert not changes_step(LoaderConfig(device="cuda", pin_memory=False), script)
+    assert changes_step(LoaderConfig(num_streams=2), script)
+    assert changes_step(LoaderConfig(pin_memory=True), script)
+    assert not changes_step(LoaderConfig(pin_memory=True), LoaderConfig(pin_memory=True))
+    assert changes_step(LoaderConfig(device="cpu"), script)
+    assert not changes_step(LoaderConfig(device="cpu"), LoaderConfig(device="cpu"))
+    assert changes_step(LoaderConfig(batch_size=512), script)
+    assert changes_step(LoaderConfig(threads=1), script)
+
+
+def test_a_queued_guess_that_changes_the_step_is_measured_before_the_ceiling_ends_it() -> None:
+    # Copy-bound on a GPU: the script's own .to() is in its step, so the script as written
+    # runs at the compute ceiling; copy streams from pinned memory can still pass it.
+    at_ceiling = [trial(0, [99.0, 100.0, 101.0], role="baseline", wait=0.01)]
+    assert "ceiling" in (stop_reason(at_ceiling, [100.0] * 3, patience=5) or "")
+    queued = waiting(1, {"num_workers": 0, "pin_memory": True, "num_streams": 1})
+    assert stop_reason([*at_ceiling, queued], [100.0] * 3, patience=5) is None
+    same_step = waiting(1, {"num_workers": 4})
+    assert "ceiling" in (stop_reason([*at_ceiling, same_step], [100.0] * 3, patience=5) or "")
+
+
+def test_a_best_that_changed_the_step_is_not_bounded_by_the_ceiling_nor_disproves_it() -> None:
+    trials = [
+        trial(0, [99.0, 100.0, 101.0], role="baseline", wait=0.01),
+        trial(1, [250.0, 251.0, 252.0], config=STREAMED, wait=0.01),
+    ]
+    assert ceiling_suspect(trials, [100.0] * 3) is None
+    assert stop_reason(trials, [250.0] * 3, patience=5) is None
+    plain = [trials[0], trial(1, [250.0, 251.0, 252.0], config=LoaderConfig(num_workers=4))]
+    assert "trial #1" in (ceiling_suspect(plain, [100.0] * 3) or "")
