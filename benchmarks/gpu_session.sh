@@ -21,7 +21,7 @@ mkdir -p "$OUT" "$WORK"
 export PYTHONUNBUFFERED=1
 PY=${PYTHON:-python3}
 LOG="$WORK/session.log"
-STEPS=${STEPS:-"checks profiled grid studies longruns adapt batchsize tests"}
+STEPS=${STEPS:-"checks profiled studies longruns batchsize adapt tests grid"}
 : >>"$LOG"
 
 if [ -z "${NO_WHEELS:-}" ] && compgen -G "$ROOT/.whl/*.whl" >/dev/null; then
@@ -73,9 +73,6 @@ fi
 if wants profiled; then
   step profiled 60 $PY benchmarks/gpu_profiled.py --json "$WORK/profiled.json"
 fi
-if wants grid; then
-  step copy_grid 200 $PY benchmarks/gpu_path.py --parts copy --repeats 2 --json "$WORK/copy_grid.json"
-fi
 
 # The CLI from outside the checkout, so the installed wheel (with its migrations) answers.
 cd /tmp || exit 3
@@ -118,16 +115,22 @@ if wants adapt; then
     "$EX/gpu_copy_bound.py" --storage $DB --study adapt -- "${COPY[@]}" --samples 65536 --epochs 2
 fi
 if wants batchsize; then
-  # A first layer of 1024 channels: about 200 MB of activations a sample, so 256 (the
-  # script's own) fits, 512 is over an 80 GiB budget, 1024 is over any card's memory.
+  # 17 layers of 64 channels at 128x128: about 135 MB of activations a sample, so 256 (the
+  # script's own) fits, 512 is over a 60 GiB budget, 1024 is over an H200's memory. (One
+  # layer of 1024 channels made a 2^32-element activation, which a CUDA kernel could not
+  # index: an illegal memory access, 2026-11-27.)
   STDOUT="$WORK/study_batchsize.json" step study_batchsize 90 $PY -m autotune.cli probe \
-    "$EX/gpu_copy_bound.py" --storage $DB --study batchsize --tune-batch-size --max-gpu-mem 80 \
-    --budget 45s --json -- "${COPY[@]}" --width 1024
+    "$EX/gpu_copy_bound.py" --storage $DB --study batchsize --tune-batch-size --max-gpu-mem 60 \
+    --budget 45s --json -- "${COPY[@]}" --width 64 --depth 16
 fi
 if wants tests; then
   cd "$ROOT" || exit 3
   step pytest_gpu 100 $PY -m pytest -p no:cacheprovider -q -o addopts="-ra --strict-markers" \
     tests/probe/loader/test_streams.py tests/probe/machine/test_gpu.py tests/runner/test_zygote.py
+fi
+if wants grid; then
+  cd "$ROOT" || exit 3
+  step copy_grid 200 $PY benchmarks/gpu_path.py --parts copy --repeats 2 --json "$WORK/copy_grid.json"
 fi
 pack  # the study database travels in it: `autotune show NAME --storage sqlite:///...` reads it
 grep -E "^=====|passed|failed|error|Error" "$LOG" | tail -n 60

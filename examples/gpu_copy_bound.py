@@ -6,8 +6,10 @@ images of 3x512x512 is 201 MB, moved with a plain ``.to(device)`` from pageable 
 step, against a step of a few milliseconds on the GPU. How that copy is made (from pinned
 memory or not, on side streams ahead of use or in line) decides the speed.
 
-``--width`` is the first layer's channels: the model's activations grow with it, so a large
-batch can run out of GPU memory (what ``autotune probe --tune-batch-size`` must survive).
+``--width`` and ``--depth`` (3x3 layers after the first) make the model's activations grow, so
+that a large batch can run out of GPU memory (what ``autotune probe --tune-batch-size`` must
+survive); keep a batch's activation, batch x width x (size / 4)^2, under 2^31 elements, which
+some CUDA kernels cannot index past.
 Runs on the CPU too (slowly), so the same script serves CPU-only tests.
 """
 
@@ -56,7 +58,8 @@ if __name__ == "__main__":
     parser.add_argument("--samples", type=int, default=1 << 20)
     parser.add_argument("--size", type=int, default=512)
     parser.add_argument("--pool", type=int, default=2048, help="distinct images in memory")
-    parser.add_argument("--width", type=int, default=8, help="first layer's channels")
+    parser.add_argument("--width", type=int, default=8, help="channels of every layer")
+    parser.add_argument("--depth", type=int, default=0, help="3x3 layers after the first")
     args = parse(parser)
     loader = DataLoader(
         InMemoryImages(args.samples, args.size, args.pool),
@@ -66,9 +69,11 @@ if __name__ == "__main__":
         collate_fn=as_batch,
     )
     dev = device()
+    layers: list[nn.Module] = [nn.Conv2d(3, args.width, 4, stride=4), nn.ReLU()]  # 4x4 patches
+    for _ in range(args.depth):
+        layers += [nn.Conv2d(args.width, args.width, 3, padding=1), nn.ReLU()]
     model = nn.Sequential(
-        nn.Conv2d(3, args.width, 4, stride=4),  # patches of 4x4: a light first layer
-        nn.ReLU(),
+        *layers,
         nn.AdaptiveAvgPool2d(8),
         nn.Flatten(),
         nn.Linear(args.width * 64, 10),

@@ -103,6 +103,7 @@ def run_adapting(
                     reporter=reporter,
                     after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
                     seed=seed[1] if seed else None,
+                    gpu=_cuda(),
                 )
                 if not live.ended:
                     if adapted.outcome.interrupted:
@@ -215,3 +216,9 @@ def _stored_answer(
         if best is not None:
             return summary.study_name, trial_config(best)
     return None
+
+
+def _cuda() -> bool:
+    import torch  # the CLI's other commands never need it
+
+    return bool(torch.cuda.is_available())

@@ -1,7 +1,8 @@
 """The transport ceiling: what the loader's own machinery delivers when samples cost nothing.
 
-A few real samples of the measured loader's dataset are cached; a DataLoader over them, with
-the script's collate_fn, batch sampler (or batch size) and pin_memory, is drained with no step.
+A few real samples of the measured loader's dataset are cached (whole batches, where the dataset
+fetches them with ``__getitems__``), each owning its bytes; a DataLoader over them, with the
+script's collate_fn, batch sampler (or batch size) and pin_memory, is drained with no step.
 No worker count can beat this rate: it is what sampling, collation, inter-process transport and
 pinning cost by themselves. Beside the compute ceiling (the step with no data cost), it says
 which side binds a config that is slower than both.
@@ -14,6 +15,7 @@ from itertools import islice
 from time import perf_counter
 from typing import Any
 
+import torch
 from torch.utils.data import DataLoader, Dataset
 
 from autotune.contract import ProbeSettings
@@ -52,10 +54,57 @@ class CachedSamples(Dataset[Any]):
         return self.samples[index % len(self.samples)]
 
 
-def _cache(it: Any, batch_size: int) -> tuple[list[Any], str]:
+class CachedBatches(Dataset[Any]):
+    """A dataset that fetches whole batches (``__getitems__``) stood in for by batches it
+    fetched: the loader gets what the real one gets, one object per batch for its collate_fn,
+    never a list of samples the real loader never saw."""
+
+    def __init__(self, batches: list[Any]) -> None:
+        self.batches = batches
+
+    def __len__(self) -> int:
+        return 2**62
+
+    def __getitem__(self, index: int) -> Any:
+        raise TypeError("CachedBatches is read a batch at a time (__getitems__)")
+
+    def __getitems__(self, indices: list[int]) -> Any:
+        return self.batches[(indices[0] // max(1, len(indices))) % len(self.batches)]
+
+
+def _own(data: Any) -> Any:
+    """``data`` with every tensor that views a larger storage copied into its own.
+
+    A view sent through a worker queue moves its whole storage into shared memory (a slice of
+    an in-memory dataset: all of it), while the real loader's batch owns its bytes; the stand-in
+    must move what the real one moves."""
+    if isinstance(data, torch.Tensor):
+        big = data.untyped_storage().nbytes() > data.element_size() * data.numel()
+        return data.clone() if big else data
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a namedtuple
+        return type(data)(*(_own(v) for v in data))
+    if isinstance(data, (tuple, list)):
+        return type(data)(_own(v) for v in data)
+    if isinstance(data, dict):
+        return {k: _own(v) for k, v in data.items()}
+    return data
+
+
+def _cache(it: Any, batch_size: int) -> tuple[Dataset[Any] | None, str]:
     dataset = it._dataset
     want = max(batch_size, min(CACHE_SAMPLES, 4 * batch_size))
     deadline = perf_counter() + CACHE_BUDGET_S
+    getitems = getattr(dataset, "__getitems__", None)
+    if it._dataset_kind == 0 and it._auto_collation and callable(getitems):
+        batches: list[Any] = []
+        try:
+            for indices in islice(iter(it._index_sampler), max(1, -(-want // batch_size))):
+                batches.append(_own(getitems(list(indices))))
+                if perf_counter() > deadline:
+                    break
+        except Exception as exc:  # the dataset may need its worker_init_fn: not fatal here
+            return None, f"reading batches in the main process failed: {type(exc).__name__}"
+        return CachedBatches(batches), ""
     samples: list[Any] = []
     if it._dataset_kind == 1:  # _DatasetKind.Iterable
         source: Any = iter(dataset)
@@ -67,15 +116,17 @@ def _cache(it: Any, batch_size: int) -> tuple[list[Any], str]:
             source = (dataset[i] for i in indices)
     try:
         for sample in islice(source, want):
-            samples.append(sample)
+            samples.append(_own(sample))
             if perf_counter() > deadline and len(samples) >= batch_size:
                 break
     except Exception as exc:  # the dataset may need its worker_init_fn: not fatal here
-        return samples, f"reading samples in the main process failed: {type(exc).__name__}"
-    return samples, "" if samples else "the dataset gave no samples"
+        return None, f"reading samples in the main process failed: {type(exc).__name__}"
+    if not samples:
+        return None, "the dataset gave no samples"
+    return CachedSamples(samples), ""
 
 
-def _loader(it: Any, samples: list[Any], workers: int) -> DataLoader[Any]:
+def _loader(it: Any, cached: Dataset[Any], workers: int) -> DataLoader[Any]:
     kwargs: dict[str, Any] = {
         "collate_fn": it._collate_fn,
         "pin_memory": bool(it._pin_memory),
@@ -86,9 +137,9 @@ def _loader(it: Any, samples: list[Any], workers: int) -> DataLoader[Any]:
         kwargs["persistent_workers"] = True  # the machinery's steady rate, not epoch starts
     if it._dataset_kind == 1 or not it._auto_collation:
         size = getattr(it._index_sampler, "batch_size", None) if it._auto_collation else None
-        return DataLoader(CachedSamples(samples), batch_size=size, shuffle=False, **kwargs)
+        return DataLoader(cached, batch_size=size, shuffle=False, **kwargs)
     # Map-style: the script's own batch sampler, so batch sizes (and any bucketing) match.
-    return DataLoader(CachedSamples(samples), batch_sampler=it._index_sampler, **kwargs)
+    return DataLoader(cached, batch_sampler=it._index_sampler, **kwargs)
 
 
 def _drain(loader: DataLoader[Any], settings: ProbeSettings) -> float | None:
@@ -127,13 +178,13 @@ def measure_transport(it: Any, settings: ProbeSettings) -> TransportResult:
         out.reason = "the measured iterator is not a torch DataLoader iterator"
         return out
     size = getattr(it._index_sampler, "batch_size", None) if it._auto_collation else 1
-    samples, out.reason = _cache(it, int(size or 1))
-    if out.reason:
+    cached, out.reason = _cache(it, int(size or 1))
+    if cached is None:
         return out
     counts = sorted({0, min(job_cores().usable, settings.transport_workers)})
     for workers in counts:
         try:
-            rate = _drain(_loader(it, samples, workers), settings)
+            rate = _drain(_loader(it, cached, workers), settings)
         except Exception as exc:  # e.g. a batch sampler that cannot be iterated twice
             out.reason = f"transport with {workers} workers failed: {type(exc).__name__}: {exc}"
             break

@@ -196,12 +196,14 @@ def search_space(
 
     # Never more workers than can have anything to load (the dataset's shards, an epoch's
     # batches), the user's range included.
+    # The user's bound wins over the diagnosis; the epoch's own bound narrows both.
+    users = max_workers
     most = most_workers(study.get_trials(deepcopy=False), batch_sizes_tuned=tune_batch_size)
     if most is not None:
         max_workers = min(max_workers or most, most)
     wide = space(max_workers)
     result = trial_result(baseline)
-    if result is None or not result.ok or max_workers is not None:
+    if result is None or not result.ok or users is not None:
         return wide
     bottleneck = diagnose(result, cpu_count=cpu_count).bottleneck
     known = state.load(study).ceiling
@@ -223,6 +225,8 @@ def search_space(
     cap = machine_cap(cpu_count=cpu_count, **machine_figures(study, machine)).workers
     if cap is not None:
         top = min(top, cap)
+    if most is not None:
+        top = min(top, most)
     return space(max(top, script.num_workers or 0))
 
 
@@ -278,6 +282,15 @@ def seeds(
     if cuda:
         first = replace(first, device="cuda", pin_memory=True, num_streams=1)
     found = [first]
+    if cuda and workers != (script.num_workers or 0):
+        # The copy's question apart from the workers': the script's own loader with its
+        # batches pinned and copied ahead on a stream. On an H200 one worker of 38 MB batches
+        # ran at half the script's rate and hid what the copy alone would have shown.
+        found.append(
+            LoaderConfig(
+                num_workers=script.num_workers or 0, device="cuda", pin_memory=True, num_streams=1
+            )
+        )
     fewer = next((t for t in space.threads if t is not None), None)
     if fewer is not None:
         # Another process holds cores: the same loader with torch's threads on the cores it

@@ -340,13 +340,35 @@ def test_cpu_against_gpu_is_measured_early_and_the_faster_kept(cpu_speedup: floa
     runner = FakeRunner(load_s=0.002, compute_s=0.01, script=script, cpu_speedup=cpu_speedup)
     tuner = make(runner, cuda=True, trials=4, patience=10, ceiling=False)
     tuner.run()
-    seeded = [runner.calls[i].loader for i in (1, 2)]
-    assert [c.device for c in seeded] == ["cuda", "cpu"]
+    seeded = [c.loader for c in runner.calls[1:] if c.mode != "ceiling"][:3]
+    assert [c.device for c in seeded] == ["cuda", "cuda", "cpu"]
     # Nothing beside the device differs from the script as written.
-    applied = seeded[1].merged_over(script).under_torch_rules()
+    applied = seeded[2].merged_over(script).under_torch_rules()
     assert applied == replace(script, device="cpu").under_torch_rules()
     best = summarize(tuner.study, "mem").to_dict()["recommended"]["config"]["device"]
     assert best == ("cpu" if cpu_speedup > 1 else "cuda")
+
+
+def test_on_a_gpu_the_copy_is_seeded_apart_from_the_workers() -> None:
+    # Loading waits, so workers are seeded; the batches' copy to the GPU is a question of
+    # its own, asked with the script's own loader: a worker count that loses (large batches
+    # through worker processes) must not hide what pinning and a copy stream gain.
+    script = LoaderConfig(
+        num_workers=0,
+        pin_memory=False,
+        persistent_workers=False,
+        batch_size=256,
+        num_streams=0,
+        device="cuda",
+    )
+    runner = FakeRunner(
+        load_s=0.01, compute_s=0.004, copy_s=0.022, batch=256, script=script, cpu_speedup=0.1
+    )
+    tuner = make(runner, cuda=True, trials=5, patience=10, ceiling=False)
+    tuner.run()
+    seeded = [c.loader for c in runner.calls[1:] if c.mode != "ceiling"][:2]
+    assert (seeded[0].num_workers or 0) > 0 and seeded[0].num_streams == 1
+    assert seeded[1] == LoaderConfig(num_workers=0, device="cuda", pin_memory=True, num_streams=1)
 
 
 @pytest.mark.parametrize("tune_batch_size", [False, True])
@@ -486,6 +508,21 @@ def test_a_model_bound_script_keeps_its_own_settings_when_nothing_is_clearly_fas
     assert answer.recommended is not None and answer.baseline is not None
     assert answer.recommended.trial == answer.baseline.trial
     assert answer.speedup == 1.0
+
+
+def test_an_epoch_of_many_batches_never_widens_the_model_bound_worker_range() -> None:
+    # The epoch's batch count bounds workers from above (one batch each); it must never
+    # replace the diagnosis' own bound: on 2 cores a model-bound script was once probed
+    # with 1,992 workers because an epoch had 32,768 batches.
+    def epoch(config: TrialConfig, res: ProbeResult) -> ProbeResult:
+        res.epoch = EpochFigures(epoch_s=60.0, train_s=60.0, epoch_batches=32768)
+        res.measured_loader = MeasuredLoader(loader="DataLoader", iterable=False)
+        return res
+
+    runner = FakeRunner(load_s=0.0005, compute_s=0.05, noise=0.03, after=epoch)
+    tuner = make(runner, trials=8, ceiling=False)
+    tuner.run()
+    assert max(c.loader.num_workers or 0 for c in runner.calls) <= 2 * 2
 
 
 def test_threads_chosen_beside_a_load_that_then_went_are_not_the_answer() -> None:
