@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Every GPU check of the project in one command, for a short lease on a GPU machine (about 8
-# minutes on an H200): the GPU tests; the card's own figures and NVTX; the probe's ranges in a
-# torch.profiler trace of a real probe; the copy-bound grid (pinned or not x k = 0..4, twice);
-# whole `autotune probe` studies of the copy-bound and the transfer-heavy examples, twice each,
-# with long runs of each pick and of the script as written; `autotune run --adapt` against a
-# long `autotune run --study` of what it settled on; and `--tune-batch-size` where the largest
-# batches run out of GPU memory, under `--max-gpu-mem`.
+# Every GPU check of the project in one command, for a short lease on a GPU machine (one call
+# of 9 minutes on an H200), most wanted first: the card's own figures and NVTX; the probe's
+# ranges in a torch.profiler trace of a real probe; whole `autotune probe` studies of the
+# copy-bound and the transfer-heavy examples, twice each, with long runs of each pick and of
+# the script as written; `--tune-batch-size` where the largest batches run out of GPU memory,
+# under `--max-gpu-mem`; `autotune run --adapt` against a long `autotune run --study` of what
+# it settled on; the GPU tests; the copy-bound grid (pinned or not x k = 0..4, twice: about
+# 13 s a probe on an H200, so the 200 s it gets holds 15 of its 22 probes).
 # Each step has its own time limit; its output is packed into $OUT/session.tar.gz as soon as
 # it ends (a device lease returns few files), so it is kept even when a later one fails.
 # STEPS picks some of them for a rerun, e.g. STEPS="studies adapt".
@@ -33,7 +34,7 @@ fi
 wants() { [[ " $STEPS " == *" $1 "* ]]; }
 
 START=$(date +%s)
-DEADLINE=${DEADLINE:-540}  # seconds for all steps: a step gets what is left, none under 15 s
+DEADLINE=${DEADLINE:-540}  # seconds for all steps (the call: 600 at most): a step gets what is left, none under 15 s
 
 step() {  # step NAME SECONDS COMMAND...: run it, keep its output (stdout to $STDOUT if set)
   local name=$1 limit=$2 start rc left
