@@ -93,8 +93,14 @@ def stop_reason(
         ceiling, kind = bound(int(trial_config(best_trial).num_workers or 0))
     # The transport ceiling binds the loader itself: a run at it still waits for data.
     if ceiling and (barely_waits or kind == "transport") and near_ceiling(best, ceiling):
+        ratio = median(best) / median(ceiling)
+        if ratio > 1:  # above a noisy ceiling, within its noise: it has reached it
+            return (
+                f"the best setting reaches the {kind} ceiling ({ratio:.0%} of it, within "
+                "noise): no loader setting can do clearly better"
+            )
         return (
-            f"the best setting runs at {median(best) / median(ceiling):.0%} of the {kind} "
+            f"the best setting runs at {ratio:.0%} of the {kind} "
             "ceiling, within noise of it: no loader setting can do better"
         )
     # The line search's own end first: its steps down to the knee are no gains by design,

@@ -141,3 +141,10 @@ def test_a_best_that_changed_the_step_is_not_bounded_by_the_ceiling_nor_disprove
     assert stop_reason(trials, [250.0] * 3, patience=5) is None
     plain = [trials[0], trial(1, [250.0, 251.0, 252.0], config=LoaderConfig(num_workers=4))]
     assert "trial #1" in (ceiling_suspect(plain, [100.0] * 3) or "")
+
+
+def test_a_best_above_a_noisy_ceiling_within_its_noise_is_said_to_reach_it() -> None:
+    trials = [trial(0, [50.0] * 3, role="baseline", wait=0.5), trial(1, [105.0, 106.0, 107.0])]
+    said = stop_reason(trials, [95.0, 100.0, 105.0], patience=5) or ""
+    assert "reaches the compute ceiling (106% of it" in said, said
+    assert "runs at 106%" not in said
