@@ -8,7 +8,7 @@ import typer
 
 from autotune.cli import _defaults as defaults
 from autotune.cli._adapt import run_adapting
-from autotune.cli._common import STORAGE_HELP, check_script, err, fail, study
+from autotune.cli._common import STORAGE_HELP, check_script, err, fail, literal, say, study
 from autotune.contract import LoaderConfig, ProbeSettings
 from autotune.runner import LiveRun, Target
 
@@ -107,8 +107,9 @@ def run(
     tuned = answer.others.config if answer.others is not None else None
     others = LoaderConfig.from_dict(tuned) if tuned else None
     err.print(
-        f"autotune: running {script} with {config.to_dict()}", soft_wrap=True, highlight=False
+        say("autotune: running ", literal(script), f" with {config.to_dict()}"), soft_wrap=True
     )
+    _note_other_run(name, answer.script, answer.args, script, list(ctx.args))
     streams = answer.others is not None and answer.others.iterable
     if others is not None:
         kinds = "other loaders (streams included)" if streams else "other map-style loaders"
@@ -131,3 +132,29 @@ def run(
     ) as live:
         code = live.wait()
     raise typer.Exit(code)
+
+
+def _note_other_run(
+    name: str, measured: str | None, measured_args: list[str] | None, script: Path, args: list[str]
+) -> None:
+    """Say so where the run is not what the study measured: allowed (fewer epochs, another
+    output folder), but the answer is for what ran."""
+    same_script = measured is None or Path(measured).resolve() == script.resolve()
+    if same_script and (measured_args is None or list(measured_args) == args):
+        return
+
+    def command(path: object, words: list[str]) -> str:
+        return " ".join([str(path), *words])
+
+    err.print(
+        say(
+            "autotune: note: study ",
+            literal(name),
+            " measured ",
+            literal(command(measured or "?", list(measured_args or []))),
+            "; this run is ",
+            literal(command(script, args)),
+            ". Its answer holds where they load and step alike; probe again if not.",
+        ),
+        soft_wrap=True,
+    )

@@ -189,6 +189,10 @@ def test_json_contract_best_show_and_run(db_url: str, tmp_path: Path) -> None:
         str(report),
     )
     assert ran.returncode == 0, ran.stderr
+    # Another script and other arguments than the study measured: allowed, and said.
+    note = " ".join(ran.stderr.split())
+    assert "study basic measured " in note and "basic.py --latency 0.003;" in note, note
+    assert "callbacks.py --epochs 2 --report" in note, note
     seen = json.loads(report.read_text())
     assert seen["train_workers"] == data["recommended"]["config"]["num_workers"]
     assert seen["eval_workers"] == 0
