@@ -168,8 +168,8 @@ def choose(
         return Choice(
             winner,
             fastest,
-            f"{named} reaches the fastest: it runs at {share:.0%} of what the fastest by its "
-            f"windows' median, {_name(fastest)}, sustains: so {saved}, and nothing lost",
+            f"{named} reaches the fastest: it runs at {share:.0%} of the rate the fastest by "
+            f"median sustains: {_name(fastest)}; so {saved} and nothing lost",
         )
     return Choice(
         winner,
