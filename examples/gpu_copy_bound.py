@@ -57,7 +57,7 @@ if __name__ == "__main__":
     parser.set_defaults(batch_size=256)
     parser.add_argument("--samples", type=int, default=1 << 20)
     parser.add_argument("--size", type=int, default=512)
-    parser.add_argument("--pool", type=int, default=2048, help="distinct images in memory")
+    parser.add_argument("--pool", type=int, default=512, help="distinct images in memory")
     parser.add_argument("--width", type=int, default=8, help="channels of every layer")
     parser.add_argument("--depth", type=int, default=0, help="3x3 layers after the first")
     args = parse(parser)
