@@ -13,45 +13,18 @@ copy in its own ``.to()``; the result stays correct.
 
 from __future__ import annotations
 
-import copy
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
 
 from autotune.contract import GpuReading
-from autotune.probe.measure import NvtxRanges
+from autotune.probe.measure import NvtxRanges, map_tensors
 
 # torch.cuda's Stream and Event constructors carry no annotations; mypy strict refuses them.
 _cuda: Any = torch.cuda
-
-
-def map_tensors(fn: Callable[[torch.Tensor], torch.Tensor], batch: Any) -> Any:
-    """``batch`` with ``fn`` applied to every tensor, keeping its structure and types.
-
-    Tuples (named ones too), lists and mappings are walked; anything else (ints, strings,
-    ``None``) is passed through unchanged, as ``default_collate`` and ``pin_memory`` do.
-    """
-    if isinstance(batch, torch.Tensor):
-        return fn(batch)
-    if isinstance(batch, (str, bytes)):
-        return batch
-    if isinstance(batch, MutableMapping):
-        # copy.copy keeps the mapping's own type (OrderedDict, defaultdict, BatchEncoding-like).
-        clone = copy.copy(batch)
-        clone.update({k: map_tensors(fn, v) for k, v in batch.items()})
-        return clone
-    if isinstance(batch, Mapping):
-        return {k: map_tensors(fn, v) for k, v in batch.items()}
-    if isinstance(batch, tuple) and hasattr(batch, "_fields"):  # a namedtuple
-        return type(batch)(*(map_tensors(fn, v) for v in batch))
-    if isinstance(batch, tuple):
-        return tuple(map_tensors(fn, v) for v in batch)
-    if isinstance(batch, list):
-        return [map_tensors(fn, v) for v in batch]
-    return batch
 
 
 @dataclass

@@ -6,7 +6,7 @@ from autotune.probe.measure._figures import MeterFigures
 from autotune.probe.measure._meter import Meter, ProbeDone
 from autotune.probe.measure._nvtx import NvtxRanges
 from autotune.probe.measure._rank_stop import RankSync
-from autotune.probe.measure._samples import count_samples
+from autotune.probe.measure._samples import count_samples, map_tensors
 from autotune.probe.measure._transport import TransportResult, measure_transport
 
 __all__ = [
@@ -20,5 +20,6 @@ __all__ = [
     "TransportResult",
     "charge_per_epoch",
     "count_samples",
+    "map_tensors",
     "measure_transport",
 ]

@@ -1,9 +1,13 @@
-"""How many samples a batch holds, whatever shape the script's collate gave it."""
+"""A batch as the script's collate gave it, whatever its shape: how many samples it holds, and
+the same batch with each of its tensors mapped (copied to the GPU, made to own its bytes)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copy
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
+
+import torch
 
 # Tensor-like leaves read per batch, and containers opened to find them: a batch's few first
 # leaves say its size, and the per-batch cost stays in microseconds.
@@ -49,3 +53,29 @@ def _object_samples(batch: Any) -> int:
         return max(1, len(batch))
     except TypeError:
         return 1
+
+
+def map_tensors(fn: Callable[[torch.Tensor], torch.Tensor], batch: Any) -> Any:
+    """``batch`` with ``fn`` applied to every tensor, keeping its structure and types.
+
+    Tuples (named ones too), lists and mappings are walked; anything else (ints, strings,
+    ``None``) is passed through unchanged, as ``default_collate`` and ``pin_memory`` do.
+    """
+    if isinstance(batch, torch.Tensor):
+        return fn(batch)
+    if isinstance(batch, (str, bytes)):
+        return batch
+    if isinstance(batch, MutableMapping):
+        # copy.copy keeps the mapping's own type (OrderedDict, defaultdict, BatchEncoding-like).
+        clone = copy.copy(batch)
+        clone.update({k: map_tensors(fn, v) for k, v in batch.items()})
+        return clone
+    if isinstance(batch, Mapping):
+        return {k: map_tensors(fn, v) for k, v in batch.items()}
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):  # a namedtuple
+        return type(batch)(*(map_tensors(fn, v) for v in batch))
+    if isinstance(batch, tuple):
+        return tuple(map_tensors(fn, v) for v in batch)
+    if isinstance(batch, list):
+        return [map_tensors(fn, v) for v in batch]
+    return batch

@@ -21,7 +21,7 @@ from torch.utils.data import DataLoader, Dataset
 from autotune.contract import ProbeSettings
 from autotune.hardware import job_cores
 from autotune.probe.measure._meter import Meter
-from autotune.probe.measure._samples import count_samples
+from autotune.probe.measure._samples import count_samples, map_tensors
 
 # Samples cached from the dataset: at most this many, and at most this long to read them
 # (the dataset may be slow: that is why the script is being tuned).
@@ -78,16 +78,11 @@ def _own(data: Any) -> Any:
     A view sent through a worker queue moves its whole storage into shared memory (a slice of
     an in-memory dataset: all of it), while the real loader's batch owns its bytes; the stand-in
     must move what the real one moves."""
-    if isinstance(data, torch.Tensor):
-        big = data.untyped_storage().nbytes() > data.element_size() * data.numel()
-        return data.clone() if big else data
-    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a namedtuple
-        return type(data)(*(_own(v) for v in data))
-    if isinstance(data, (tuple, list)):
-        return type(data)(_own(v) for v in data)
-    if isinstance(data, dict):
-        return {k: _own(v) for k, v in data.items()}
-    return data
+
+    def owned(t: torch.Tensor) -> torch.Tensor:
+        return t.clone() if t.untyped_storage().nbytes() > t.element_size() * t.numel() else t
+
+    return map_tensors(owned, data)
 
 
 def _cache(it: Any, batch_size: int) -> tuple[Dataset[Any] | None, str]:

@@ -17,7 +17,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from autotune.contract import STREAMS_CPU_WORK, GpuReading, LoaderConfig, ProbeSettings
-from autotune.probe.loader._streams import CopyStats, StreamPrefetcher, make_streams, map_tensors
+from autotune.probe.loader._streams import CopyStats, StreamPrefetcher, make_streams
+from autotune.probe.measure import map_tensors
 from autotune.probe.session._failure import cpu_work_on_batch, is_cuda_oom, is_oom
 from tests.conftest import EXAMPLES, probe
 
