@@ -18,8 +18,10 @@ Like with like first: when the leader and the script as written (or a rival that
 beat the leader) were measured under different loads (``_interference.alike``: one while
 another process took a core, the other on a quiet machine), their ratio is no evidence of
 anything, however far apart they are. They are re-measured afresh, interleaved A B A B, the
-search's windows set aside; if the fresh runs still disagree on the load, no speedup is
-stated and the script as written stays the answer (``Confirmation.incomparable``).
+search's windows set aside; if the fresh runs still disagree on the load, only a reading
+from the heavier load counts: what beats the script as written from there is faster (the
+speedup a lower bound), else no speedup is stated and the script as written stays the
+answer (``Confirmation.incomparable``, ``_fresh.py``).
 
 Under another process's steady load (``_load.steady_load``) the leader and the runner-up
 are always re-measured afresh with the baseline, twice each, and only those windows are

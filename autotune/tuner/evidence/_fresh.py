@@ -3,9 +3,13 @@
 When the leader and the script as written (or a rival that could still beat the leader)
 were measured under different loads (``_load.alike``: one while another process took a core,
 the other on a quiet machine), their ratio is no evidence of anything, however far apart
-they are. They are re-measured afresh, interleaved A B A B, the search's windows set aside;
-if the fresh runs still disagree on the load, no speedup is stated and the script as written
-stays the answer (``Confirmation.incomparable``).
+they are. They are re-measured afresh, interleaved A B A B, the search's windows set aside.
+If the fresh runs still disagree on the load, only a reading taken under the heavier load
+counts (``_load.no_lighter``: a load only takes from a run): a config that beats the script
+as written from there is faster, its speedup stated as a lower bound; one that only beats it
+from the lighter load is not shown faster, no speedup is stated and the script as written
+stays the answer (``Confirmation.incomparable``). A cheaper config's near-tie with the
+fastest holds the same way, else the fastest is kept.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from autotune.tuner.evidence._candidates import (
     describe_interval,
     measure,
 )
-from autotune.tuner.evidence._load import alike, load_of
+from autotune.tuner.evidence._load import alike, load_of, no_lighter
 from autotune.tuner.evidence._noise import ci95_median, median
 from autotune.tuner.evidence._pick import cheapest_near, choose
 
@@ -141,16 +145,33 @@ def confirm_fresh(
     if live:
         choice = choose(live, base, plan.margin)
         winner, fastest, why = choice.winner, choice.fastest, choice.why
-        if not comparable(winner, fastest):
-            incomparable = (
-                f"#{fastest.trial} was re-measured {load_of(fastest.readings()).text()}, "
-                f"#{winner.trial} {load_of(winner.readings()).text()}"
+        if not comparable(winner, fastest) and not no_lighter(
+            winner.readings(), fastest.readings()
+        ):
+            # The cheaper config's near-tie was read under the lighter load: not shown. The
+            # fastest read higher from the heavier one, so it is at least as fast.
+            why = (
+                f"#{winner.trial} came within noise of #{fastest.trial} only "
+                f"{load_of(winner.readings()).text()}, #{fastest.trial} ran "
+                f"{load_of(fastest.readings()).text()}: the fastest is kept"
             )
-        elif base is not None and winner is not base and not comparable(winner, base):
-            incomparable = (
-                f"re-measured, the script as written ran {load_of(base.readings()).text()} "
-                f"and #{winner.trial} {load_of(winner.readings()).text()}"
-            )
+            winner = fastest
+        if base is not None and winner is not base and not comparable(winner, base):
+            if no_lighter(winner.readings(), base.readings()):
+                # Choose() has it beating every probe of the script as written; from a load
+                # at least as heavy, it is faster, and the ratio understates it.
+                lower = (
+                    f"#{winner.trial} ran {load_of(winner.readings()).text()}, the script as "
+                    f"written {load_of(base.readings()).text()}: faster from the heavier load, "
+                    "so the speedup stated is a lower bound"
+                )
+                why = f"{why}; {lower}" if why else lower
+            else:
+                incomparable = (
+                    f"re-measured, the script as written ran "
+                    f"{load_of(base.readings()).text()} and #{winner.trial} "
+                    f"{load_of(winner.readings()).text()}"
+                )
     if incomparable is not None and base is not None:
         # Nothing was shown to beat the script as written: it stays the answer.
         winner = base

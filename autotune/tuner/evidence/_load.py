@@ -92,6 +92,21 @@ def alike(a: Windows, b: Windows) -> bool:
     return la.kind == lb.kind != "changing"
 
 
+_WEIGHT = {"quiet": 0, "changing": 1, "loaded": 2}
+
+
+def no_lighter(a: Windows, b: Windows) -> bool:
+    """Whether run ``a`` was measured under at least as heavy a load as run ``b`` (quiet,
+    then changing, then loaded; the same kind by the cores other processes used). Another
+    process's load only takes from a run, so ``a`` reading faster than ``b`` from there shows
+    ``a`` faster, by at least that ratio, whatever the two loads were."""
+    la, lb = load_of(a), load_of(b)
+    if "unread" in (la.kind, lb.kind):
+        return alike(a, b)
+    wa, wb = _WEIGHT[la.kind], _WEIGHT[lb.kind]
+    return wa > wb or (wa == wb and (la.cores or 0.0) >= (lb.cores or 0.0))
+
+
 def _confirmed(trial: FrozenTrial, confirmation: Confirmation | None) -> Windows:
     """A trial's windows as the answer counts them: pooled with its re-measures when
     confirmed, its fresh re-measures alone when the search's were set aside."""

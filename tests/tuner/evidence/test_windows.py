@@ -223,14 +223,44 @@ def test_a_baseline_slowed_by_a_load_that_then_stopped_is_measured_again_like_wi
     assert "overstated" not in answer["interference"]["summary"]
 
 
-def test_a_load_that_will_not_hold_still_gives_no_speedup_and_keeps_the_script() -> None:
+def test_a_config_faster_from_under_a_heavier_load_is_recommended_as_a_lower_bound() -> None:
     # Each config with workers is slowed on its 1st, 3rd, ... measurement, never its 2nd,
-    # 4th: the interleaved re-measures never agree on the load.
+    # 4th: the interleaved re-measures never agree on the load. The script as written stays
+    # quiet and still loses to them: a load only takes from a run, so they are faster.
+    # (Seen on a 2-core box beside another search: 4 workers read 4.5x the script as
+    # written, and the answer had been the script as written.)
     seen: dict[str, int] = {}
 
     def flickering(config: TrialConfig) -> tuple[float, float]:
         if config.mode != "measure" or not config.loader.num_workers:
             return (1.0, 0.05)
+        key = repr(config.loader)
+        seen[key] = seen.get(key, 0) + 1
+        return (3.0, 1.0) if seen[key] % 2 else (1.0, 0.05)
+
+    tuner = _tuner(FakeRunner(load_s=0.2, compute_s=0.005, load=flickering))
+    tuner.run()
+    answer = summarize(tuner.study, "mem")
+    confirmed = _confirmation(tuner.study)
+    assert confirmed.fresh is True and confirmed.incomparable is None, confirmed
+    assert confirmed.choice is not None and "lower bound" in confirmed.choice, confirmed
+    assert answer.recommended is not None and answer.baseline is not None
+    assert answer.recommended.trial != answer.baseline.trial
+    assert answer.recommended.config["num_workers"]
+    assert answer.speedup is not None and answer.speedup > 1
+
+
+def test_a_config_faster_only_from_the_lighter_load_gives_no_speedup_and_keeps_the_script() -> None:
+    # The same flicker on the configs with workers, and the script as written re-measured
+    # under a load every time: whatever the configs read, the script's figure was taken from
+    # the heavier load, so nothing is shown to beat it.
+    seen: dict[str, int] = {}
+
+    def flickering(config: TrialConfig) -> tuple[float, float]:
+        if config.mode != "measure":
+            return (1.0, 0.05)
+        if not config.loader.num_workers:
+            return (3.0, 1.0)
         key = repr(config.loader)
         seen[key] = seen.get(key, 0) + 1
         return (3.0, 1.0) if seen[key] % 2 else (1.0, 0.05)
