@@ -12,6 +12,8 @@ from autotune.contract import LoaderConfig, ProbeSettings
 from tests.conftest import probe
 
 LONG = ProbeSettings(window_s=6.0, windows=2, min_windows=0)
+# Long runs of one config that agree within this factor: the machine held still for them.
+STEADY = 1.25
 
 
 def _long(script: Path, args: tuple[str, ...], config: LoaderConfig) -> float:
@@ -45,5 +47,9 @@ def never_slower(
             break
     said = (data["_log"], rec, mine, written)
     assert ratio >= 0.97, said
-    if data["speedup"] is not None and stated is not None:
+    # A stated figure is judged against long runs that hold still: where another process
+    # came and went between them (the script as written at 3,557 then 10,448 samples/s in
+    # two runs beside another search), no figure could agree with both.
+    steady = all(max(runs) <= STEADY * min(runs) for runs in (mine, written))
+    if data["speedup"] is not None and stated is not None and steady:
         assert abs(data["speedup"] - ratio) <= stated * ratio, said

@@ -15,6 +15,7 @@ from pathlib import Path
 import optuna
 import psutil
 import pytest
+import sqlalchemy
 from autotune.api import create_app
 from fastapi.testclient import TestClient
 from optuna.trial import FrozenTrial, TrialState
@@ -82,6 +83,17 @@ def _probing(procs: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes] | 
     return None
 
 
+def _beating(url: str, trial: FrozenTrial) -> bool:
+    """Whether ``trial``'s heartbeat is in the storage (Optuna's own table)."""
+    engine = sqlalchemy.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            query = sqlalchemy.text("SELECT COUNT(*) FROM trial_heartbeats WHERE trial_id = :t")
+            return bool(conn.execute(query, {"t": trial._trial_id}).scalar())
+    finally:
+        engine.dispose()
+
+
 def _kill_mid_trial(
     procs: list[subprocess.Popen[bytes]], url: str, name: str, deadline_s: float = 90
 ) -> int:
@@ -91,8 +103,10 @@ def _kill_mid_trial(
         victim = _probing(procs)
         running = [t for t in _trials(url, name) if t.state == TrialState.RUNNING]
         if victim is not None and len(running) == 1 and running[0].datetime_start:
-            time.sleep(0.5)  # mid-trial, after its first heartbeat
-            if _probing([victim]) is None:
+            # Mid-trial, once its heartbeat is recorded: a running trial that never beat is
+            # never stale, and a loaded machine can take seconds to write the first one.
+            if not _beating(url, running[0]) or _probing([victim]) is None:
+                time.sleep(0.1)
                 continue
             victim.send_signal(signal.SIGKILL)
             victim.wait()
