@@ -7,8 +7,11 @@ they are. They are re-measured afresh, interleaved A B A B, the search's windows
 If the fresh runs still disagree on the load, only a reading taken under the heavier load
 counts (``_load.no_lighter``: a load only takes from a run): a config that beats the script
 as written from there is faster, its speedup stated as a lower bound; one that only beats it
-from the lighter load is not shown faster, no speedup is stated and the script as written
-stays the answer (``Confirmation.incomparable``). A cheaper config's near-tie with the
+from the lighter load is shown faster only where it beat the script in each interleaved
+round in which it met the same load as the script or a heavier one (``telling_rounds``; the
+speedup is then those rounds'),
+else no speedup is stated and the script as written stays the answer
+(``Confirmation.incomparable``). A cheaper config's near-tie with the
 fastest holds the same way, else the fastest is kept.
 """
 
@@ -28,6 +31,7 @@ from autotune.tuner.evidence._candidates import (
 from autotune.tuner.evidence._load import alike, load_of, no_lighter
 from autotune.tuner.evidence._noise import ci95_median, median
 from autotune.tuner.evidence._pick import cheapest_near, choose
+from autotune.tuner.evidence._windows import Windows
 
 
 def unlike_plan(
@@ -116,6 +120,20 @@ def comparable(a: Candidate, b: Candidate) -> bool:
     )
 
 
+def telling_rounds(a: Candidate, b: Candidate, rounds: int) -> list[tuple[Windows, Windows]]:
+    """The interleaved rounds that can show ``a`` faster than ``b``: those in which ``a`` ran
+    under the same load as ``b`` or a heavier one, each pair measured back to back (none
+    unless both were measured in every round, so that the i-th re-measures of the two are
+    the same round's)."""
+    if len(a.remeasures) != rounds or len(b.remeasures) != rounds:
+        return []
+    return [
+        (x, y)
+        for x, y in zip(a.remeasures, b.remeasures, strict=True)
+        if alike(x, y) or no_lighter(x, y)
+    ]
+
+
 def confirm_fresh(
     plan: Plan, probe: Callable[[Candidate], ProbeResult], *, rounds: int
 ) -> Confirmation:
@@ -136,6 +154,7 @@ def confirm_fresh(
         baseline = next((c for c in candidates if c.config == baseline.config), baseline)
     base = baseline if baseline is not None and baseline.windows else None
     incomparable: str | None = None
+    paired: tuple[float, float] | None = None
     if not live:
         incomparable = "no re-measure produced a window"
     elif baseline is not None and base is None:
@@ -157,6 +176,7 @@ def confirm_fresh(
             )
             winner = fastest
         if base is not None and winner is not base and not comparable(winner, base):
+            same = telling_rounds(winner, base, rounds)
             if no_lighter(winner.readings(), base.readings()):
                 # Choose() has it beating every probe of the script as written; from a load
                 # at least as heavy, it is faster, and the ratio understates it.
@@ -166,6 +186,20 @@ def confirm_fresh(
                     "so the speedup stated is a lower bound"
                 )
                 why = f"{why}; {lower}" if why else lower
+            elif same and all(
+                median(w.rates) > median(b.rates) * (1 + plan.margin) for w, b in same
+            ):
+                # Round by round: where it met the same load as the script or a heavier one.
+                paired = (
+                    median([r for w, _ in same for r in w.rates]),
+                    median([r for _, b in same for r in b.rates]),
+                )
+                alike_said = (
+                    f"#{winner.trial} beat the script as written in every interleaved round "
+                    f"in which it ran under the same load or a heavier one ({len(same)} of "
+                    f"{rounds}): the speedup stated is from those"
+                )
+                why = f"{why}; {alike_said}" if why else alike_said
             else:
                 incomparable = (
                     f"re-measured, the script as written ran "
@@ -174,15 +208,17 @@ def confirm_fresh(
                 )
     if incomparable is not None and base is not None:
         # Nothing was shown to beat the script as written: it stays the answer.
-        winner = base
+        winner, paired = base, None
     if winner is None:
         winner = baseline or candidates[0]
+    own = median(winner.windows) if winner.windows else None
+    as_written = median(base.windows) if base is not None else None
     return Confirmation(
         winner=winner.trial,
-        median=median(winner.windows) if winner.windows else None,
+        median=paired[0] if paired else own,
         ci95=list(ci95_median(winner.windows)) if winner.windows else None,
         fastest=fastest.trial if fastest is not None else None,
-        baseline_median=median(base.windows) if base is not None else None,
+        baseline_median=paired[1] if paired else as_written,
         probe_seconds=spent,
         candidates=contenders(candidates),
         skipped=False,

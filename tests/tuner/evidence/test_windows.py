@@ -251,21 +251,29 @@ def test_a_config_faster_from_under_a_heavier_load_is_recommended_as_a_lower_bou
 
 
 def test_a_config_faster_only_from_the_lighter_load_gives_no_speedup_and_keeps_the_script() -> None:
-    # The same flicker on the configs with workers, and the script as written re-measured
-    # under a load every time: whatever the configs read, the script's figure was taken from
-    # the heavier load, so nothing is shown to beat it.
+    # Each config with workers is slowed under a load in its search probe, quiet after; the
+    # script as written, re-measured, is slowed under a load that comes and goes within each
+    # run. In every round the script ran under the heavier load: nothing is shown to beat it.
     seen: dict[str, int] = {}
 
-    def flickering(config: TrialConfig) -> tuple[float, float]:
+    def loaded_once(config: TrialConfig) -> tuple[float, float]:
         if config.mode != "measure":
             return (1.0, 0.05)
         if not config.loader.num_workers:
             return (3.0, 1.0)
-        key = repr(config.loader)
+        key = str(config.loader.num_workers)  # the search's and the re-measures' spelling
         seen[key] = seen.get(key, 0) + 1
-        return (3.0, 1.0) if seen[key] % 2 else (1.0, 0.05)
+        return (3.0, 1.0) if seen[key] == 1 else (1.0, 0.05)
 
-    tuner = _tuner(FakeRunner(load_s=0.2, compute_s=0.005, load=flickering))
+    def coming_and_going(config: TrialConfig, res: ProbeResult) -> ProbeResult:
+        if config.mode == "measure" and not config.loader.num_workers:
+            n = len(res.windows)
+            hit = round(0.6 * n)  # more than half, fewer than three quarters: changing
+            res.interference_cores = [1.0] * hit + [0.05] * (n - hit)
+        return res
+
+    runner = FakeRunner(load_s=0.2, compute_s=0.005, load=loaded_once, after=coming_and_going)
+    tuner = _tuner(runner)
     tuner.run()
     answer = summarize(tuner.study, "mem")
     confirmed = _confirmation(tuner.study)
@@ -277,6 +285,36 @@ def test_a_config_faster_only_from_the_lighter_load_gives_no_speedup_and_keeps_t
     # Nothing was shown to beat the script as written: it is the answer.
     assert answer.recommended is not None and answer.baseline is not None
     assert answer.recommended.trial == answer.baseline.trial
+
+
+def test_a_config_that_beats_the_script_in_the_rounds_that_met_one_load_is_recommended() -> None:
+    # Seen on a 2-core box beside another engineer's tests: a fastai loader at 4.8x the
+    # script as written, whose re-measures ran under 0.7 cores of load while the leader's
+    # caught it in one round of two; the answer had been the script as written. The round
+    # in which both ran under the load is like with like, and the speedup comes from it.
+    seen: dict[str, int] = {}
+
+    def one_round_alike(config: TrialConfig) -> tuple[float, float]:
+        if config.mode != "measure":
+            return (1.0, 0.05)
+        if not config.loader.num_workers:
+            return (1.0, 1.0)  # latency-bound: the load is read, and takes nothing
+        key = repr(config.loader)
+        seen[key] = seen.get(key, 0) + 1
+        return (1.5, 1.0) if seen[key] % 2 else (1.0, 0.05)
+
+    tuner = _tuner(FakeRunner(load_s=0.2, compute_s=0.005, load=one_round_alike))
+    tuner.run()
+    answer = summarize(tuner.study, "mem")
+    confirmed = _confirmation(tuner.study)
+    assert confirmed.fresh is True and confirmed.incomparable is None, confirmed
+    assert confirmed.choice is not None and "(1 of 2)" in confirmed.choice, confirmed
+    assert answer.recommended is not None and answer.baseline is not None
+    assert answer.recommended.config["num_workers"], answer.recommended
+    # The stated figure is the loaded round's, not the quiet round's against a loaded one.
+    winner = next(c for c in confirmed.candidates if c.trial == confirmed.winner)
+    assert confirmed.median is not None and confirmed.median < max(winner.windows)
+    assert answer.speedup is not None and answer.speedup > 1
 
 
 def test_without_confirmation_a_ratio_across_loads_is_no_speedup() -> None:
