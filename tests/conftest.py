@@ -14,6 +14,7 @@ import pytest
 
 from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings, TrialConfig
 from autotune.runner import SubprocessRunner, Target
+from tests.turns import turn
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
@@ -67,6 +68,13 @@ def probe(
     result = SubprocessRunner().run(target, config, timeout_s=timeout_s)
     assert_no_orphans(mark)
     return result
+
+
+@pytest.fixture(autouse=True)
+def _turn_at_the_machine(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Side by side with other tests, unless marked ``alone`` (``tests/turns.py``)."""
+    with turn(request.node.get_closest_marker("alone") is not None):
+        yield
 
 
 @pytest.fixture

@@ -13,6 +13,9 @@ import pytest
 
 from tests.conftest import SCRIPTS
 
+# Epochs timed by the script's clock against the probe's: nothing beside it (tests/turns.py).
+pytestmark = pytest.mark.alone
+
 SCRIPT = str(SCRIPTS / "epochs.py")
 # The script's line that builds its validation loader: the answer names the loader by it.
 VAL_LINE = next(

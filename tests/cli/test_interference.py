@@ -22,6 +22,9 @@ from autotune.runner import SubprocessRunner, Target
 from tests.cli.long_runs import never_slower
 from tests.conftest import EXAMPLES, MARK_ENV, assert_no_orphans
 
+# Another process's load is the subject: no other test beside it (tests/turns.py).
+pytestmark = pytest.mark.alone
+
 SPIN = "print('spinning', flush=True)\nwhile True: pass"
 # How far the stated figure may be from the pick's long runs beside a spinner: 15 %, or the
 # spread of those long runs themselves where it is wider. One config's long runs move by tens

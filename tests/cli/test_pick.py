@@ -18,6 +18,9 @@ import pytest
 from tests.cli.long_runs import never_slower
 from tests.conftest import EXAMPLES, MARK_ENV, SCRIPTS, assert_no_orphans
 
+# Picks judged by long runs: no other test beside it (tests/turns.py).
+pytestmark = pytest.mark.alone
+
 CLI = [sys.executable, "-m", "autotune.cli", "probe"]
 MODEL = EXAMPLES / "model_bound.py"
 MODEL_ARGS = ("--epochs", "100", "--width", "512")
