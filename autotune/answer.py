@@ -234,7 +234,7 @@ class Answer:
                 f"# torch.set_num_threads({rec.config['threads']}) before training (or "
                 f"OMP_NUM_THREADS={rec.config['threads']}): `autotune run` applies this for you"
             )
-        lines += _other_lines(self.others, self.epoch)
+        lines += _other_lines(self.others, self.epoch, self.framework)
         return "\n".join(lines)
 
 
@@ -242,19 +242,31 @@ class Answer:
 UNTUNED_SHARE = 0.1
 
 
-def _other_lines(others: OtherLoaders | None, epoch: Epoch | None) -> list[str]:
+def _other_lines(
+    others: OtherLoaders | None, epoch: Epoch | None, framework: str | None = None
+) -> list[str]:
     """The evaluation loaders' own settings where they were tuned; else the other loaders
     whose passes take a real share of the epoch, named as untuned."""
     if others is None or others.config is None:
         return _untuned_passes(epoch, others)
     loader = LoaderConfig.from_dict(others.config).under_torch_rules()
     values = {k: getattr(loader, k) for k in DATALOADER_KEYS if getattr(loader, k) is not None}
-    lines = [
-        f"# and for {', '.join(others.loaders)}: its passes took {others.as_written_s or 0:.2f} s "
-        f"an epoch as written, {others.tuned_s or 0:.2f} s with:",
+    took = (
+        f"its passes took {others.as_written_s or 0:.2f} s an epoch as written, "
+        f"{others.tuned_s or 0:.2f} s with:"
+    )
+    if framework == "fastai":
+        # dataloaders() builds the validation DataLoader from its arguments merged with the
+        # second entry of dl_kwargs; fastai's DataLoader keeps prefetch at 2.
+        kept = {k: v for k, v in values.items() if k != "prefetch_factor"}
+        return [
+            f"# but its validation DataLoader can have its own: {took}",
+            f"dls = dblock.dataloaders(source, ..., dl_kwargs=[{{}}, {kept!r}])",
+        ]
+    return [
+        f"# and for {', '.join(others.loaders)}: {took}",
         f"eval_loader = DataLoader(eval_dataset, {_kwargs(values)})",
     ]
-    return lines
 
 
 def _untuned_passes(epoch: Epoch | None, others: OtherLoaders | None = None) -> list[str]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from autotune.answer import Answer, Recommended
+from autotune.answer import Answer, OtherLoaders, Recommended
 from autotune.contract import FRAMEWORKS, MeasuredLoader
 
 CONFIG = {
@@ -71,6 +71,34 @@ def test_fastai_gets_dataloaders_arguments_in_its_own_names() -> None:
     # No argument of fastai's sets the prefetch depth measured: said, not pasted.
     assert "prefetch_factor=4" in lines[-1] and "keeps 2" in lines[-1]
     assert "keeps 2" not in _snippet("fastai", prefetch_factor=2)
+
+
+def test_fastai_s_validation_loader_gets_its_own_settings_through_dl_kwargs() -> None:
+    # fastai's dataloaders() merges the second entry of dl_kwargs into the validation
+    # DataLoader's arguments; the stand-in torch iterates (_FakeLoader) is never named.
+    loader = MeasuredLoader("TfmdDL", "Datasets", 64, framework="fastai")
+    answer = Answer(
+        study="s",
+        framework="fastai",
+        measured_loader=loader,
+        recommended=Recommended(trial=1, config=CONFIG, samples_per_s=100.0),
+        others=OtherLoaders(
+            config={"num_workers": 16, "prefetch_factor": 2, "persistent_workers": True},
+            loaders=["Datasets"],
+            as_written_s=2.07,
+            tuned_s=0.43,
+        ),
+    )
+    lines = answer.snippet().splitlines()
+    assert lines[-2] == (
+        "# but its validation DataLoader can have its own: its passes took 2.07 s an epoch as "
+        "written, 0.43 s with:"
+    )
+    assert lines[-1] == (
+        "dls = dblock.dataloaders(source, ..., dl_kwargs=[{}, {'num_workers': 16, "
+        "'persistent_workers': True}])"
+    )
+    assert "eval_loader" not in answer.snippet() and "_FakeLoader" not in answer.snippet()
 
 
 def test_the_trainers_and_accelerate_keep_their_forms() -> None:

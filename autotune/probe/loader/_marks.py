@@ -24,6 +24,18 @@ def mark_built(loader: Any, site: Any, by: Any, owner: Any = None) -> None:
         loader.__dict__[OWNER_ATTR] = owner
 
 
+def shown(loader: Any) -> Any:
+    """What users see of ``loader``: a stand-in's owner (fastai's DataLoader), else itself."""
+    return loader.__dict__.get(OWNER_ATTR) or loader
+
+
+def own_batch_size(loader: Any) -> int | None:
+    """The batch size an owner keeps under its own name (fastai's ``bs``), where a stand-in
+    has none: for the answer's words only, never applied."""
+    size = getattr(shown(loader), "bs", None)
+    return size if isinstance(size, int) and not isinstance(size, bool) else None
+
+
 def site_of(loader: Any) -> str | None:
     """ "file:line" of the script's line that built ``loader``, when known."""
     site = loader.__dict__.get(SITE_ATTR)

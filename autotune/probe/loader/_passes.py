@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from torch.utils.data import IterableDataset
 
 from autotune.probe.loader._apply import batch_size_of, settings_of
-from autotune.probe.loader._marks import site_of
+from autotune.probe.loader._marks import own_batch_size, shown, site_of
 from autotune.probe.measure import EpochClock, OtherPass
 
 
@@ -71,12 +71,13 @@ class PassIterator:
 def timed_pass(clock: EpochClock, loader: Any, t0: float, it: Iterator[Any]) -> PassIterator:
     """``it``, the iterator of ``loader`` made at ``t0``, timed as one of the epoch's passes."""
     settings = settings_of(loader)
-    dataset = getattr(loader, "dataset", None)
+    seen = shown(loader)  # fastai's DataLoader, not the stand-in torch iterates for it
+    dataset = getattr(seen, "dataset", getattr(loader, "dataset", None))
     timed = clock.other(
         OtherPass(
-            loader=type(loader).__name__,
+            loader=type(seen).__name__,
             dataset=type(dataset).__name__,
-            batch_size=batch_size_of(settings),
+            batch_size=batch_size_of(settings) or own_batch_size(loader),
             num_workers=int(settings.get("num_workers") or 0),
             site=site_of(loader),
             started=t0,

@@ -69,6 +69,8 @@ from autotune.probe.loader._marks import (
     SITE_ATTR,
     SWITCH_ATTR,
     mark_built,
+    own_batch_size,
+    shown,
 )
 from autotune.probe.loader._reconfigure import give_others, reconfigure
 from autotune.probe.loader._shards import shard_fields
@@ -127,8 +129,7 @@ class LoaderPatch:
         # Batches candidates delivered before the choice, which the meter never saw.
         self.unmetered_batches = 0
         self.loaders_iterated = 0
-        # Settings of the measured loader that could not be applied safely, and why.
-        self.not_applied = ""
+        self.not_applied = ""  # settings of the measured loader not applied safely, and why
         self._last_raw: Iterator[Any] | None = None
         self._chosen: weakref.WeakSet[Any] = weakref.WeakSet()
         self._chosen_dataset: Any = None
@@ -268,7 +269,6 @@ class LoaderPatch:
 
         return __iter__
 
-    # --- choosing ---------------------------------------------------------------------------
     def _key(self, loader: Any) -> tuple[Any, ...] | None:
         site = loader.__dict__.get(SITE_ATTR)
         if site is None:
@@ -304,12 +304,12 @@ class LoaderPatch:
         if t_first is not None:
             self.time_to_first_batch_s = t_first - t0
         # Called inside the chosen iteration's __next__: the stack holds whoever iterates it.
-        shown = loader.__dict__.get(OWNER_ATTR) or loader  # a stand-in's owner is what users see
-        evidence = framework_of(shown, loader.__dict__.get(BY_ATTR), library_on_stack())
+        seen = shown(loader)
+        evidence = framework_of(seen, loader.__dict__.get(BY_ATTR), library_on_stack())
         self.measured_loader = MeasuredLoader(
-            loader=type(shown).__name__,
-            dataset=type(getattr(shown, "dataset", loader.dataset)).__name__,
-            batch_size=batch_size_of(own),
+            loader=type(seen).__name__,
+            dataset=type(getattr(seen, "dataset", loader.dataset)).__name__,
+            batch_size=batch_size_of(own) or own_batch_size(loader),
             framework=evidence[0] if evidence else None,
             built_by=evidence[1] if evidence else None,
             **shard_fields(loader.dataset),
