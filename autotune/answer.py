@@ -336,7 +336,7 @@ def _framework_lines(
             f"train_dataloader=dict(..., {_kwargs(values)})",
         ]
     if framework == "fastai":
-        # fastai's DataLoader takes no prefetch_factor: its stand-in loader fixes it at 2.
+        # fastai's DataLoader takes no prefetch_factor (NO_PREFETCH_FRAMEWORKS): it keeps 2.
         taken = {k: v for k, v in values.items() if k != "prefetch_factor"}
         lines = [
             "# fastai builds its DataLoaders from the arguments of dataloaders():",

@@ -138,6 +138,9 @@ FRAMEWORKS = (
     "mmengine",  # the Runner's train_dataloader=dict(...)
     "fastai",  # DataBlock(...).dataloaders(..., num_workers=...)
 )
+# Frameworks whose loader takes no prefetch_factor: fastai's keeps torch's 2 on the stand-in
+# it hands torch, and no argument of dataloaders() sets it, so a deeper queue is never tried.
+NO_PREFETCH_FRAMEWORKS = frozenset({"fastai"})
 
 # The settings that are DataLoader arguments; the others the probe applies itself.
 DATALOADER_KEYS = (

@@ -34,7 +34,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune import state
-from autotune.contract import LoaderConfig, ProbeResult
+from autotune.contract import NO_PREFETCH_FRAMEWORKS, LoaderConfig, ProbeResult
 from autotune.state import baseline_of, compared_windows, role, usable
 from autotune.tuner.evidence import (
     CPU_BUSY,
@@ -216,6 +216,8 @@ def _steps(study: optuna.Study, space: SearchSpace, best: FrozenTrial) -> list[L
     base_result = trial_result(base) if base is not None else None
     load_s = load_time_per_batch(base_result) if base_result is not None else None
     deepen = waits and not (result is not None and workers_busy(result, load_s))
+    loader = result.measured_loader if result is not None else None
+    deepen = deepen and not (loader and loader.framework in NO_PREFETCH_FRAMEWORKS)
     latency_bound = waits and cpu is not None and cpu < CPU_BUSY
     # Beside another process's steady load the quiet machine's reading of the wait does not
     # hold (the load moves what binds): the climb goes on while the best is above every

@@ -6,7 +6,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import state
-from autotune.contract import LoaderConfig, ProbeResult
+from autotune.contract import LoaderConfig, MeasuredLoader, ProbeResult
 from autotune.state import queued_params
 from autotune.tuner.evidence._trials import frozen_from_result
 from autotune.tuner.policy._climb import back_off, climb, searched_around_best
@@ -33,6 +33,7 @@ def _add(
     threads: int | None = None,
     space: SearchSpace = SPACE,
     windows: list[float] | None = None,
+    framework: str | None = None,
 ) -> None:
     """``cpu``: CPU-seconds each worker burns per second (None: not measured);
     ``outside``: cores other processes used in every window, on 2 cores (None: not read)."""
@@ -51,6 +52,7 @@ def _add(
         batch_size=batch,
         interference_cores=[outside] * 3 if rate and outside is not None else [],
         cpu_count=2 if outside is not None else None,
+        measured_loader=MeasuredLoader("TfmdDL", "Datasets", 64, framework=framework),
     )
     params = space.params(config)
     study.add_trial(frozen_from_result(result, role, params, space.distributions(params)))
@@ -109,6 +111,19 @@ def test_a_best_that_still_waits_for_data_tries_a_deeper_prefetch_last() -> None
     _add(deep, 4, 300.0, prefetch=8)
     _add(deep, 12, 380.0, prefetch=8)
     assert climb(deep, SPACE, lambda _: None) and _queued_configs(deep) == [(6, 8)]
+
+
+def test_a_loader_that_takes_no_prefetch_factor_is_never_given_a_deeper_queue() -> None:
+    # fastai's DataLoader keeps torch's 2 on its stand-in, and no argument of dataloaders()
+    # sets it: the trial would repeat the best's settings.
+    study, notes = _study(), []
+    _add(study, 0, 100.0, role="baseline", framework="fastai")
+    _add(study, 8, 400.0, wait=0.5, framework="fastai")
+    _add(study, 4, 300.0, framework="fastai")
+    _add(study, 12, 380.0, framework="fastai")
+    assert climb(study, SPACE, notes.append)
+    assert _queued_configs(study) == [(6, 2)]
+    assert not any("prefetch" in note for note in notes), notes
 
 
 def test_no_climb_from_the_baseline_or_past_the_space() -> None:
