@@ -115,11 +115,11 @@ def _kill_mid_trial(
     raise AssertionError("no trial was ever probed")
 
 
-def _check_killed_and_retried(trials: list[FrozenTrial], killed: int) -> None:
+def _check_killed_and_retried(trials: list[FrozenTrial], killed: int, log: str = "") -> None:
     numbers = [t.number for t in trials]
     assert len(numbers) == len(set(numbers))
     dead = trials[killed]
-    assert dead.state == TrialState.FAIL
+    assert dead.state == TrialState.FAIL, (dead, log)
     assert not measured(dead)
     retries = [t for t in trials if t.system_attrs.get("failed_trial") == killed]
     assert len(retries) == 1, [t.system_attrs for t in trials]
@@ -212,14 +212,18 @@ def test_sqlite_tuner_killed_and_started_again(tmp_path: Path) -> None:
     # than the grace: from then on it is stale, whatever the machine's load. A start within
     # the grace retries it only if the new run lasts beyond it (a known gap).
     time.sleep(max(0.0, killed_at + GRACE_S + 0.5 - time.monotonic()))
-    again = subprocess.run(cmd, env=_env(mark), capture_output=True, text=True, timeout=150)
+    # --resume: a restart whose machine load differs from the study's would otherwise measure
+    # afresh in a new study (it says so), leaving this one as the kill left it.
+    again = subprocess.run(
+        [*cmd, "--resume"], env=_env(mark), capture_output=True, text=True, timeout=150
+    )
     assert again.returncode == 0, again.stderr
     assert_no_orphans(mark)
     trials = _trials(url, name)
     for t in before:  # no finished trial lost or measured again
         assert trials[t.number].state == TrialState.COMPLETE
         assert trials[t.number].value == t.value
-    _check_killed_and_retried(trials, killed)
+    _check_killed_and_retried(trials, killed, again.stderr)
 
 
 def test_worker_on_other_hardware_refuses(db_url: str) -> None:
