@@ -220,7 +220,7 @@ class Answer:
         if ranks > 1:
             lines.append(f"# per rank: each of the {ranks} ranks builds its loader with these")
         built_by = self.measured_loader.built_by if self.measured_loader else None
-        lines += _framework_lines(self.framework, values, built_by)
+        lines += _framework_lines(self.framework, values, built_by, self.others)
         if rec.config.get("num_streams"):
             lines.append(
                 f"# copy batches to the GPU on {rec.config['num_streams']} CUDA streams: "
@@ -249,22 +249,12 @@ def _other_lines(
     whose passes take a real share of the epoch, named as untuned."""
     if others is None or others.config is None:
         return _untuned_passes(epoch, others)
+    if framework == "fastai":
+        return []  # in the dataloaders() line itself: its dl_kwargs
     loader = LoaderConfig.from_dict(others.config).under_torch_rules()
     values = {k: getattr(loader, k) for k in DATALOADER_KEYS if getattr(loader, k) is not None}
-    took = (
-        f"its passes took {others.as_written_s or 0:.2f} s an epoch as written, "
-        f"{others.tuned_s or 0:.2f} s with:"
-    )
-    if framework == "fastai":
-        # dataloaders() builds the validation DataLoader from its arguments merged with the
-        # second entry of dl_kwargs; fastai's DataLoader keeps prefetch at 2.
-        kept = {k: v for k, v in values.items() if k != "prefetch_factor"}
-        return [
-            f"# but its validation DataLoader can have its own: {took}",
-            f"dls = dblock.dataloaders(source, ..., dl_kwargs=[{{}}, {kept!r}])",
-        ]
     return [
-        f"# and for {', '.join(others.loaders)}: {took}",
+        f"# and for {', '.join(others.loaders)}: {_took(others)} with:",
         f"eval_loader = DataLoader(eval_dataset, {_kwargs(values)})",
     ]
 
@@ -310,8 +300,19 @@ def _kwargs(values: dict[str, Any], names: dict[str, str] | None = None, prefix:
     return ", ".join(f"{prefix}{(names or {}).get(k, k)}={v!r}" for k, v in values.items())
 
 
+def _took(others: OtherLoaders) -> str:
+    """The other loaders' passes as written and tuned, for the snippet's comment."""
+    return (
+        f"its passes took {others.as_written_s or 0:.2f} s an epoch as written, "
+        f"{others.tuned_s or 0:.2f} s"
+    )
+
+
 def _framework_lines(
-    framework: str | None, values: dict[str, Any], built_by: str | None = None
+    framework: str | None,
+    values: dict[str, Any],
+    built_by: str | None = None,
+    others: OtherLoaders | None = None,
 ) -> list[str]:
     """The settings where the user edits them: the library's own arguments where a library
     builds the loader from them, else the DataLoader(...) call the script makes."""
@@ -338,11 +339,27 @@ def _framework_lines(
     if framework == "fastai":
         # fastai's DataLoader takes no prefetch_factor (NO_PREFETCH_FRAMEWORKS): it keeps 2.
         taken = {k: v for k, v in values.items() if k != "prefetch_factor"}
-        lines = [
-            "# fastai builds its DataLoaders from the arguments of dataloaders():",
-            f"dls = dblock.dataloaders(source, {_kwargs(taken, _FASTAI_ARGS)})",
-            "# fastai builds the validation DataLoader with these too",
-        ]
+        lines = ["# fastai builds its DataLoaders from the arguments of dataloaders():"]
+        if others is not None and others.config is not None:
+            # The validation DataLoader's arguments are these with the second entry of
+            # dl_kwargs merged over them; fastai's DataLoader keeps prefetch at 2.
+            own = LoaderConfig.from_dict(others.config).under_torch_rules()
+            valid = {
+                k: getattr(own, k)
+                for k in DATALOADER_KEYS
+                if getattr(own, k) is not None and k != "prefetch_factor"
+            }
+            lines += [
+                f"dls = dblock.dataloaders(source, {_kwargs(taken, _FASTAI_ARGS)}, "
+                f"dl_kwargs=[{{}}, {valid!r}])",
+                f"# dl_kwargs' second entry is the validation DataLoader's own: "
+                f"{_took(others)} with it",
+            ]
+        else:
+            lines += [
+                f"dls = dblock.dataloaders(source, {_kwargs(taken, _FASTAI_ARGS)})",
+                "# fastai builds the validation DataLoader with these too",
+            ]
         if values.get("prefetch_factor") not in (None, 2):
             lines.append(
                 f"# measured with prefetch_factor={values['prefetch_factor']!r}, which no "
