@@ -42,4 +42,7 @@ def baseline_failure(baseline: FrozenTrial) -> str | None:
     record = state.record_of(baseline)
     if record.status == "ended_early" and result is not None and result.batches:
         return None
+    if record.status == "no_dataloader":
+        # The script ran as it should: it loads through something autotune does not tune.
+        return record.reason or "no DataLoader to tune"
     return f"the script as written failed ({record.status}): {record.reason or ''}"
