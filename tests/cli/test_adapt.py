@@ -18,6 +18,10 @@ import pytest
 from autotune import state
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 
+# Alone (tests/turns.py): a live search must settle before the training ends, which a neighbour's
+# load delays.
+pytestmark = pytest.mark.alone
+
 CLI = [sys.executable, "-m", "autotune.cli"]
 SCRIPT = str(SCRIPTS / "ordered.py")
 # 32 epochs of 512 samples: the search's three segments take about 9,000 samples at the rates

@@ -11,6 +11,10 @@ import pytest
 
 from tests.conftest import SCRIPTS
 
+# Alone (tests/turns.py): a speedup asserted through the whole search, whose like-with-like rule
+# keeps the script as written when a neighbour's load comes and goes.
+pytestmark = pytest.mark.alone
+
 
 @pytest.mark.slow
 def test_a_three_epoch_script_gets_the_fast_config_that_ended_it(db_url: str) -> None:

@@ -122,6 +122,7 @@ def test_a_library_loader_is_probed_and_never_broken(lib: Library, tmp_path: Pat
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.alone  # a speedup asserted through the whole search
 @pytest.mark.slow
 def test_fastai_loader_is_measured_and_tuned_where_it_keeps_its_settings(tmp_path: Path) -> None:
     # fastai's DataLoader hands a stand-in to torch's iterators (no torch DataLoader at all):
@@ -154,6 +155,7 @@ def test_fastai_loader_is_measured_and_tuned_where_it_keeps_its_settings(tmp_pat
     assert "DataLoader(" not in snippet.stdout and "prefetch" not in snippet.stdout
 
 
+@pytest.mark.alone  # a speedup asserted through the whole search
 @pytest.mark.slow
 def test_fastai_as_its_tutorials_write_it_reaches_what_its_loading_allows(tmp_path: Path) -> None:
     # DataBlock(get_items=..., splitter=RandomSplitter(...)).dataloaders(num_workers=0) and

@@ -18,6 +18,9 @@ import pytest
 from autotune.contract import TOO_FEW_SHARDS
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 
+# Alone (tests/turns.py): a speedup asserted through the whole search.
+pytestmark = pytest.mark.alone
+
 LIBRARIES = SCRIPTS / "libraries"
 QUICK = ["--warmup", "0.2", "--window", "0.5", "--windows", "3", "--trial-timeout", "90"]
 
