@@ -220,7 +220,8 @@ class Answer:
         if ranks > 1:
             lines.append(f"# per rank: each of the {ranks} ranks builds its loader with these")
         built_by = self.measured_loader.built_by if self.measured_loader else None
-        lines += _framework_lines(self.framework, values, built_by, self.others)
+        name = self.measured_loader.loader if self.measured_loader else None
+        lines += _framework_lines(self.framework, values, built_by, self.others, name)
         if rec.config.get("num_streams"):
             lines.append(
                 f"# copy batches to the GPU on {rec.config['num_streams']} CUDA streams: "
@@ -313,6 +314,7 @@ def _framework_lines(
     values: dict[str, Any],
     built_by: str | None = None,
     others: OtherLoaders | None = None,
+    loader: str | None = None,
 ) -> list[str]:
     """The settings where the user edits them: the library's own arguments where a library
     builds the loader from them, else the DataLoader(...) call the script makes."""
@@ -367,6 +369,10 @@ def _framework_lines(
             )
         return lines
     call = f"DataLoader(dataset, {_kwargs(values)})"
+    if framework is None and loader and loader.isidentifier():
+        # The script's own loader class (WebDataset's WebLoader, torchdata's
+        # StatefulDataLoader): a DataLoader that takes the same arguments.
+        call = f"{loader}(dataset, {_kwargs(values)})"
     if framework == "lightning":
         return [
             "# in your LightningDataModule's (or LightningModule's) train_dataloader():",

@@ -38,6 +38,17 @@ def test_a_plain_script_gets_its_dataloader_call() -> None:
     ]
 
 
+def test_a_plain_script_s_own_loader_class_is_the_call_it_gets() -> None:
+    # WebDataset's WebLoader, torchdata's StatefulDataLoader: DataLoaders by other names.
+    loader = MeasuredLoader("WebLoader", "WebDataset", None)
+    answer = Answer(
+        study="s",
+        measured_loader=loader,
+        recommended=Recommended(trial=1, config=CONFIG, samples_per_s=100.0),
+    )
+    assert answer.snippet().splitlines()[1].startswith("loader = WebLoader(dataset, batch_size=32")
+
+
 def test_skorch_gets_the_nets_iterator_train_arguments_on_the_nets_own_class() -> None:
     lines = _snippet("skorch", "MyNet.fit").splitlines()
     assert lines[2] == (

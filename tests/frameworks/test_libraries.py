@@ -122,17 +122,16 @@ def test_a_library_loader_is_probed_and_never_broken(lib: Library, tmp_path: Pat
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.alone  # a speedup asserted through the whole search
-@pytest.mark.slow
-def test_fastai_loader_is_measured_and_tuned_where_it_keeps_its_settings(tmp_path: Path) -> None:
-    # fastai's DataLoader hands a stand-in to torch's iterators (no torch DataLoader at all):
-    # its settings are written on the stand-in, and 3 ms samples want tens of workers.
-    pytest.importorskip("fastai.data.all", reason="fastai: see docs/frameworks.md to install")
-    mark, url = uuid.uuid4().hex, f"sqlite:///{tmp_path / 'autotune.db'}"
+def _fastai_search(
+    script: Path, url: str, *more: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """A short search of a fastai script through the CLI: its log and its JSON answer, with
+    nothing left running and no trial failed by autotune or the script."""
+    mark = uuid.uuid4().hex
     command = [
-        sys.executable, "-m", "autotune.cli", "probe", str(LIBRARIES / "fastai_train.py"),
-        "--trials", "4", "--json", "--storage", url, "--study", "s",
-        "--warmup", "0.2", "--window", "0.5", "--windows", "3", "--trial-timeout", "90",
+        sys.executable, "-m", "autotune.cli", "probe", str(script), "--trials", "4", "--json",
+        "--storage", url, "--warmup", "0.2", "--window", "0.5", "--windows", "3",
+        "--trial-timeout", "90", *more,
     ]  # fmt: skip
     proc = subprocess.run(
         command, env={**os.environ, MARK_ENV: mark}, capture_output=True, text=True, timeout=600
@@ -141,6 +140,17 @@ def test_fastai_loader_is_measured_and_tuned_where_it_keeps_its_settings(tmp_pat
     assert proc.returncode == 0, proc.stderr
     summary: dict[str, Any] = json.loads(proc.stdout)
     assert not [f for f in summary["failures"] if f["status"] in BROKEN], proc.stderr
+    return proc, summary
+
+
+@pytest.mark.alone  # a speedup asserted through the whole search
+@pytest.mark.slow
+def test_fastai_loader_is_measured_and_tuned_where_it_keeps_its_settings(tmp_path: Path) -> None:
+    # fastai's DataLoader hands a stand-in to torch's iterators (no torch DataLoader at all):
+    # its settings are written on the stand-in, and 3 ms samples want tens of workers.
+    pytest.importorskip("fastai.data.all", reason="fastai: see docs/frameworks.md to install")
+    url = f"sqlite:///{tmp_path / 'autotune.db'}"
+    proc, summary = _fastai_search(LIBRARIES / "fastai_train.py", url, "--study", "s")
     assert summary["measured_loader"]["loader"] == "TfmdDL", summary["measured_loader"]
     assert summary["measured_loader"]["framework"] == "fastai"
     assert summary["recommended"]["config"]["num_workers"] >= 10, proc.stderr
@@ -163,20 +173,10 @@ def test_fastai_as_its_tutorials_write_it_reaches_what_its_loading_allows(tmp_pa
     # workers hide the loading (a held-out script of this shape got 1.6x, then the script as
     # written whenever the machine's load moved, where 8x was there).
     pytest.importorskip("fastai.learner", reason="fastai: see docs/frameworks.md to install")
-    mark, url = uuid.uuid4().hex, f"sqlite:///{tmp_path / 'autotune.db'}"
+    url = f"sqlite:///{tmp_path / 'autotune.db'}"
     script = LIBRARIES / "fastai_learner_train.py"
-    command = [
-        sys.executable, "-m", "autotune.cli", "probe", str(script), "--trials", "4", "--json",
-        "--storage", url, "--warmup", "0.2", "--window", "0.5", "--windows", "3",
-        "--trial-timeout", "90", "--", str(10**6), str(tmp_path / "records"),
-    ]  # fmt: skip
-    proc = subprocess.run(
-        command, env={**os.environ, MARK_ENV: mark}, capture_output=True, text=True, timeout=600
-    )
-    assert_no_orphans(mark)
-    assert proc.returncode == 0, proc.stderr
-    summary: dict[str, Any] = json.loads(proc.stdout)
-    assert not [f for f in summary["failures"] if f["status"] in BROKEN], proc.stderr
+    args = ("--", str(10**6), str(tmp_path / "records"))
+    proc, summary = _fastai_search(script, url, *args)
     loader = summary["measured_loader"]
     assert (loader["loader"], loader["framework"], loader["batch_size"]) == ("TfmdDL", "fastai", 16)
     assert summary["recommended"]["config"]["num_workers"] >= 4, proc.stderr
