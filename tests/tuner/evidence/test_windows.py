@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import optuna
@@ -223,21 +224,34 @@ def test_a_baseline_slowed_by_a_load_that_then_stopped_is_measured_again_like_wi
     assert "overstated" not in answer["interference"]["summary"]
 
 
+def _alternating(
+    slowdown: float, *, as_written: tuple[float, float]
+) -> Callable[[TrialConfig], tuple[float, float]]:
+    """A load that will not hold still: each config with workers slowed ``slowdown`` times
+    beside 1.0 core of another process on its 1st, 3rd, ... measurement and quiet on the
+    others; the script as written, re-measured, under ``as_written`` (slowdown, cores); the
+    search's baseline and ceilings quiet."""
+    seen: dict[str, int] = {}
+
+    def load(config: TrialConfig) -> tuple[float, float]:
+        if config.mode != "measure":
+            return (1.0, 0.05)
+        if not config.loader.num_workers:
+            return as_written
+        key = repr(config.loader)
+        seen[key] = seen.get(key, 0) + 1
+        return (slowdown, 1.0) if seen[key] % 2 else (1.0, 0.05)
+
+    return load
+
+
 def test_a_config_faster_from_under_a_heavier_load_is_recommended_as_a_lower_bound() -> None:
     # Each config with workers is slowed on its 1st, 3rd, ... measurement, never its 2nd,
     # 4th: the interleaved re-measures never agree on the load. The script as written stays
     # quiet and still loses to them: a load only takes from a run, so they are faster.
     # (Seen on a 2-core box beside another search: 4 workers read 4.5x the script as
     # written, and the answer had been the script as written.)
-    seen: dict[str, int] = {}
-
-    def flickering(config: TrialConfig) -> tuple[float, float]:
-        if config.mode != "measure" or not config.loader.num_workers:
-            return (1.0, 0.05)
-        key = repr(config.loader)
-        seen[key] = seen.get(key, 0) + 1
-        return (3.0, 1.0) if seen[key] % 2 else (1.0, 0.05)
-
+    flickering = _alternating(3.0, as_written=(1.0, 0.05))
     tuner = _tuner(FakeRunner(load_s=0.2, compute_s=0.005, load=flickering))
     tuner.run()
     answer = summarize(tuner.study, "mem")
@@ -292,17 +306,8 @@ def test_a_config_that_beats_the_script_in_the_rounds_that_met_one_load_is_recom
     # script as written, whose re-measures ran under 0.7 cores of load while the leader's
     # caught it in one round of two; the answer had been the script as written. The round
     # in which both ran under the load is like with like, and the speedup comes from it.
-    seen: dict[str, int] = {}
-
-    def one_round_alike(config: TrialConfig) -> tuple[float, float]:
-        if config.mode != "measure":
-            return (1.0, 0.05)
-        if not config.loader.num_workers:
-            return (1.0, 1.0)  # latency-bound: the load is read, and takes nothing
-        key = repr(config.loader)
-        seen[key] = seen.get(key, 0) + 1
-        return (1.5, 1.0) if seen[key] % 2 else (1.0, 0.05)
-
+    # Latency-bound as written: the load is read beside it, and takes nothing.
+    one_round_alike = _alternating(1.5, as_written=(1.0, 1.0))
     tuner = _tuner(FakeRunner(load_s=0.2, compute_s=0.005, load=one_round_alike))
     tuner.run()
     answer = summarize(tuner.study, "mem")
