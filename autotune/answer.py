@@ -170,6 +170,8 @@ class Answer:
     choice: str | None = None
     # The cores the job had (its CPU set and quota), where fewer than the node's.
     cores: str | None = None
+    # The stored study whose answer was the search's first guess (a warm start), if any.
+    started_from: str | None = None
     trials: Counts = field(default_factory=Counts)
     probe_seconds: float = 0.0
     failures: list[Failure] = field(default_factory=list)

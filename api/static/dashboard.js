@@ -108,6 +108,7 @@ const autotune = (() => {
       ${study.verdict ? `<p id="verdict"><b>Verdict:</b> ${esc(study.verdict)}</p>` : ""}
       ${study.choice ? `<p id="choice"><b>Choice:</b> ${esc(study.choice)}</p>` : ""}
       ${study.cores ? `<p id="cores"><b>Cores:</b> ${esc(study.cores)}</p>` : ""}
+      ${study.started_from ? `<p id="started-from"><b>Started from:</b> study ${esc(study.started_from)}'s answer, the first guess</p>` : ""}
       ${study.epoch ? epochHtml(study) : othersHtml(study)}
       ${interferenceHtml(study)}
       ${missingCeilingsHtml(study)}

@@ -104,6 +104,14 @@ def render_summary(console: Console, answer: Answer) -> None:
         lines.append(say("choice: ", literal(summary["choice"])))
     if summary.get("cores"):
         lines.append(say("cores: ", literal(summary["cores"])))
+    if summary.get("started_from"):
+        lines.append(
+            say(
+                "started from: study ",
+                literal(summary["started_from"]),
+                "'s answer, the first guess",
+            )
+        )
     if summary.get("stop_reason"):
         lines.append(say("stopped: ", literal(summary["stop_reason"])))
     counts = summary["trials"]

@@ -112,6 +112,50 @@ class SeedRecord:
     predicted: int | None = None
     cap: int | None = None
     reason: str | None = None
+    # The finished study whose answer was the first guess instead (a warm start), if any.
+    from_study: str | None = None
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A finished study's loader as a later study on the same hardware compares its own: one
+    batch's size and what it costs one loading process and the step, the worker count the
+    model predicted from them, and the answer's settings for it."""
+
+    batch_size: int
+    load_s: float
+    step_s: float
+    predicted: int
+    config: LoaderConfig
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "config": self.config.to_dict()}
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Shape | None:
+        try:
+            return cls(
+                batch_size=int(raw["batch_size"]),
+                load_s=float(raw["load_s"]),
+                step_s=float(raw["step_s"]),
+                predicted=int(raw["predicted"]),
+                config=LoaderConfig.from_dict(raw.get("config")),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None  # a shape an older or newer release wrote otherwise: no warm start
+
+
+@dataclass(frozen=True)
+class StoredShape:
+    """Another study's shape, with what says whether it holds here: its name, script, hardware
+    fingerprint, ranks and when it was created."""
+
+    study: str
+    script: str | None
+    hardware_id: str | None
+    nproc_per_node: int
+    created_at: float
+    shape: Shape
 
 
 @dataclass(frozen=True)
@@ -174,6 +218,8 @@ class StudyState:
     options: SharedOptions | None = None
     # The evaluation loaders' own settings, once tuned after the training loader's.
     others: OtherLoaders | None = None
+    # The finished search's answer, as a warm start for later studies (``Shape``).
+    shape: Shape | None = None
 
 
 Role = str  # "baseline" | "seeded" | "search"

@@ -16,12 +16,15 @@ import optuna
 
 from autotune import __version__
 from autotune.answer import Diagnosis, OtherLoaders
+from autotune.state._optuna import storage_of
 from autotune.state._records import (
     Ceiling,
     Confirmation,
     Identity,
     SeedRecord,
+    Shape,
     SharedOptions,
+    StoredShape,
     StudyState,
     known,
 )
@@ -58,6 +61,7 @@ def load(study: optuna.Study) -> StudyState:
         diagnosis=Diagnosis.from_dict(attrs.get("diagnosis")),
         options=SharedOptions.from_dict(options) if options is not None else None,
         others=OtherLoaders.from_dict(attrs.get("others")),
+        shape=Shape.from_dict(attrs["shape"]) if isinstance(attrs.get("shape"), dict) else None,
     )
 
 
@@ -135,3 +139,34 @@ def save_stop(study: optuna.Study, reason: str, diagnosis: Diagnosis | None) -> 
 
 def save_options(study: optuna.Study, options: SharedOptions) -> None:
     study.set_user_attr("worker_options", options.to_dict())
+
+
+def save_shape(study: optuna.Study, shape: Shape) -> None:
+    study.set_user_attr("shape", shape.to_dict())
+
+
+def stored_shapes(study: optuna.Study) -> list[StoredShape]:
+    """Every other study in ``study``'s storage that kept its answer's shape (one read of the
+    summaries)."""
+    found = []
+    summaries = optuna.get_all_study_summaries(storage_of(study), include_best_trial=False)
+    for summary in summaries:
+        if summary.study_name == study.study_name:
+            continue
+        attrs = summary.user_attrs
+        raw = attrs.get("shape")
+        shape = Shape.from_dict(raw) if isinstance(raw, dict) else None
+        if shape is None:
+            continue
+        hardware = attrs.get("hardware") or {}
+        found.append(
+            StoredShape(
+                study=summary.study_name,
+                script=attrs.get("script"),
+                hardware_id=hardware.get("id") if isinstance(hardware, dict) else None,
+                nproc_per_node=int(attrs.get("nproc_per_node") or 1),
+                created_at=float(attrs.get("created_at") or 0.0),
+                shape=shape,
+            )
+        )
+    return found

@@ -118,6 +118,33 @@ def test_a_changed_script_is_measured_afresh_unless_resumed(tmp_path: Path) -> N
     _continued(_probe(script, url, trials=1), first["study"])
 
 
+def test_an_edited_script_measured_afresh_starts_from_the_stored_answer(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    script = _copy(tmp_path, "basic.py")
+    first = _probe(script, url, trials=3)
+    assert first.returncode == 0, first.stderr
+    answer = json.loads(first.stdout)
+    assert answer["started_from"] is None
+    picked = answer["recommended"]["config"]["num_workers"]
+    assert picked, answer  # 8 ms of loading a batch against a 2 ms step: workers win
+    shape = state.load(optuna.load_study(study_name=answer["study"], storage=storage_for(url)))
+    close_storages()
+    assert shape.shape is not None and shape.shape.config.num_workers == picked
+    script.write_text(script.read_text() + "\n# edited: a new transform\n")
+    again = _probe(script, url, trials=2)
+    assert again.returncode == 0, again.stderr
+    second = json.loads(again.stdout)
+    assert second["study"] != answer["study"]
+    # The same loader's shape (its load and step are sleeps): the stored answer is the first
+    # guess, scaled by the two predictions, and the answer says where it started.
+    assert second["started_from"] == answer["study"], again.stderr
+    assert f"from study {answer['study']!r}, whose answer for a loader of this shape was " in (
+        again.stderr
+    )
+    seeded = [t for t in _studies(url)[second["study"]] if state.role(t) == "seeded"]
+    assert seeded and state.record_of(seeded[0]).config.num_workers
+
+
 def test_a_short_script_gets_a_verdict_and_its_own_settings(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'a.db'}"
     done = _probe(SCRIPTS / "ends_early.py", url, "--", "--epochs", "2")

@@ -166,6 +166,7 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         choice=(confirmation.choice if confirmation is not None else None)
         or _knee(trials, best, best_rate, confirmation),
         cores=cores_text(identity.hardware),
+        started_from=known.seed.from_study if known.seed is not None else None,
         trials=Counts(
             complete=sum(1 for t in finished if t.state == TrialState.COMPLETE),
             failed=sum(1 for t in finished if t.state == TrialState.FAIL),

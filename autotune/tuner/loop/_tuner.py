@@ -44,6 +44,7 @@ from autotune.tuner.policy import (
     DuplicateStreak,
     Machine,
     SearchSpace,
+    answer_shape,
     back_off,
     climb,
     diagnose_study,
@@ -176,6 +177,8 @@ class Tuner:
         """Record why the search ended and the diagnosis, and mirror the study."""
         diagnosis = diagnose_study(self.study, self.machine)
         state.save_stop(self.study, reason, diagnosis)
+        if shape := answer_shape(self.study):  # kept for a later study's warm start
+            state.save_shape(self.study, shape)
         self._after_trial(self.study)
         return Outcome(reason, interrupted=interrupted)
 
@@ -284,13 +287,7 @@ class Tuner:
         result = trial_result(baseline)
         if result is None or not result.ok:
             return
-        configs, seed = seeds(
-            self.study,
-            result,
-            space,
-            machine=self.machine,
-            cuda=self.cuda,
-        )
+        configs, seed = seeds(self.study, result, space, machine=self.machine, cuda=self.cuda)
         for config in configs:
             state.enqueue(self.study, space.params(config), "seeded")
         if configs:

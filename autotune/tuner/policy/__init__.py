@@ -13,6 +13,7 @@ from autotune.tuner.policy._pruner import WindowPruner
 from autotune.tuner.policy._seed import Seed, seed_workers
 from autotune.tuner.policy._space import SearchSpace
 from autotune.tuner.policy._stop import EXHAUSTED, DuplicateStreak, stop_reason
+from autotune.tuner.policy._warm import Warm, answer_shape, warm_start
 
 __all__ = [
     "EXHAUSTED",
@@ -20,7 +21,9 @@ __all__ = [
     "Machine",
     "SearchSpace",
     "Seed",
+    "Warm",
     "WindowPruner",
+    "answer_shape",
     "back_off",
     "climb",
     "diagnose_study",
@@ -31,4 +34,5 @@ __all__ = [
     "seed_workers",
     "seeds",
     "stop_reason",
+    "warm_start",
 ]

@@ -38,6 +38,7 @@ from autotune.tuner.evidence import (
 from autotune.tuner.policy._seed import Seed, machine_cap, open_file_limit, seed_workers
 from autotune.tuner.policy._seed import worker_mem as _worker_mem
 from autotune.tuner.policy._space import SearchSpace
+from autotune.tuner.policy._warm import Warm, shape_now, warm_start
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,32 @@ def thread_choices(baseline: FrozenTrial, machine: Machine) -> tuple[int | None,
     return (free, None) if free < torch_threads else ()
 
 
+def _warm(
+    study: optuna.Study, result: ProbeResult, seed: Seed, space: SearchSpace, machine: Machine
+) -> Warm | None:
+    """The stored answer this study starts from (``warm_start``), bounded like any seed by the
+    search space and by the machine's hard bounds (memory, open files), not by its cores: a
+    stored answer measured more workers than cores to be faster on this hardware."""
+    now = shape_now(result, seed.predicted)
+    if seed.workers is None or seed.predicted is None or now is None:
+        return None  # no input bottleneck, or a shape that cannot be compared
+    identity = state.load(study).identity
+    warm = warm_start(
+        state.stored_shapes(study),
+        own=study.study_name,
+        script=identity.script,
+        hardware_id=identity.hardware.get("id"),
+        nproc_per_node=identity.nproc_per_node,
+        now=now,
+        predicted=seed.predicted,
+    )
+    if warm is None:
+        return None
+    hard = machine_cap(cpu_count=machine.cpu_count, **machine_figures(study, machine))
+    workers = min(warm.workers, space.max_workers, hard.workers or warm.workers)
+    return replace(warm, workers=max(1, workers))
+
+
 # Share of the as-written epoch its workers' start-up must take for no workers to be seeded.
 RESTART_SHARE = 0.25
 
@@ -274,11 +301,27 @@ def seeds(
         transport=machine.per_rank(transport_rate(known, 1, machine.cpu_count)),
         **machine_figures(study, machine),
     )
+    warm = _warm(study, result, seed, space, machine)
     state.save_seed(
-        study, seed.workers, SeedRecord(seed.predicted, seed.cap.workers, seed.cap.reason)
+        study,
+        warm.workers if warm is not None else seed.workers,
+        SeedRecord(
+            seed.predicted,
+            seed.cap.workers,
+            seed.cap.reason,
+            from_study=warm.study if warm is not None else None,
+        ),
     )
     workers = seed.workers if seed.workers is not None else (script.num_workers or 0)
     first = LoaderConfig(num_workers=workers, prefetch_factor=2, persistent_workers=True)
+    if warm is not None:
+        seed = replace(seed, workers=warm.workers, warm=warm.note(seed.predicted or 0))
+        first = LoaderConfig(
+            num_workers=warm.workers,
+            prefetch_factor=warm.config.prefetch_factor or 2,
+            persistent_workers=bool(warm.config.persistent_workers),
+        )
+        workers = warm.workers
     if cuda:
         first = replace(first, device="cuda", pin_memory=True, num_streams=1)
     found = [first]

@@ -131,6 +131,8 @@ class Seed:
     workers: int | None
     predicted: int | None  # what hiding the load needs, before the machine's bounds
     cap: MachineCap
+    # Set when a stored answer gave ``workers`` (a warm start): how, in words.
+    warm: str | None = None
 
     @property
     def capped(self) -> bool:
@@ -142,6 +144,8 @@ class Seed:
         )
 
     def note(self) -> str:
+        if self.warm is not None:
+            return self.warm
         if self.workers is None:
             return "no seed: the baseline shows no input bottleneck"
         if self.capped:

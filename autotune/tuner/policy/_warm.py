@@ -1,0 +1,128 @@
+"""A stored answer as the first guess (a warm start).
+
+A finished study keeps its answer's ``Shape``: one batch's size, what it costs one loading
+process and the step, the worker count the model predicted from them, and the settings the
+search recommended. A new study on the same hardware (fingerprint and ranks) whose baseline
+has a like shape (each figure within ``WITHIN`` times the stored one) starts from that answer
+instead of the model's prediction alone: the stored count, scaled by how the two predictions
+differ, so the model's error on this machine is corrected by what was measured on it. The
+search then measures around the guess as it would around any seed: a warm start changes
+where it begins, never what it must show before it recommends.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import optuna
+
+from autotune import state
+from autotune.contract import LoaderConfig, ProbeResult
+from autotune.state import Shape, StoredShape, baseline_of
+from autotune.tuner.evidence import (
+    load_time_per_batch,
+    recommended_trial,
+    trial_config,
+    trial_result,
+)
+
+# How far apart two loaders' batch size, load time and step time may be for one's answer to
+# seed the other: a factor each way.
+WITHIN = 2.0
+
+
+@dataclass(frozen=True)
+class Warm:
+    """Where a warm start begins: the stored study, its answer, and the count seeded here."""
+
+    study: str
+    workers: int
+    config: LoaderConfig
+
+    def note(self, predicted: int) -> str:
+        picked = self.config.num_workers or 0
+        return (
+            f"seeded {self.workers} workers from study {self.study!r}, whose answer for a "
+            f"loader of this shape was {picked} workers (the model alone predicted {predicted})"
+        )
+
+
+def shape_now(result: ProbeResult, predicted: int | None) -> tuple[int, float, float] | None:
+    """This baseline's batch size, load and step seconds per batch; None where unknown."""
+    load, step = load_time_per_batch(result), result.compute_per_batch_s
+    if not predicted or not result.batch_size or not load or not step or load <= 0 or step <= 0:
+        return None
+    return result.batch_size, load, step
+
+
+def _within(a: float, b: float) -> bool:
+    return a > 0 and b > 0 and max(a, b) / min(a, b) <= WITHIN
+
+
+def _distance(shape: Shape, batch: int, load: float, step: float) -> float:
+    return sum(
+        abs(math.log(x / y))
+        for x, y in ((shape.batch_size, batch), (shape.load_s, load), (shape.step_s, step))
+    )
+
+
+def warm_start(
+    stored: Sequence[StoredShape],
+    *,
+    own: str,
+    script: str | None,
+    hardware_id: str | None,
+    nproc_per_node: int,
+    now: tuple[int, float, float],
+    predicted: int,
+) -> Warm | None:
+    """The stored answer this study starts from, or None: among the other studies on this
+    hardware and ranks with a like shape, the same script first, then the nearest shape, then
+    the newest."""
+    batch, load, step = now
+    alike = [
+        s
+        for s in stored
+        if s.study != own
+        and hardware_id is not None
+        and s.hardware_id == hardware_id
+        and s.nproc_per_node == nproc_per_node
+        and (s.shape.config.num_workers or 0) > 0
+        and s.shape.predicted > 0
+        and _within(s.shape.batch_size, batch)
+        and _within(s.shape.load_s, load)
+        and _within(s.shape.step_s, step)
+    ]
+    if not alike:
+        return None
+
+    def rank(s: StoredShape) -> tuple[bool, float, float]:
+        same = script is not None and s.script is not None and Path(s.script) == Path(script)
+        return (not same, _distance(s.shape, batch, load, step), -s.created_at)
+
+    best = min(alike, key=rank)
+    picked = best.shape.config.num_workers or 0
+    workers = max(1, round(picked * predicted / best.shape.predicted))
+    return Warm(best.study, workers, best.shape.config)
+
+
+def answer_shape(study: optuna.Study) -> Shape | None:
+    """What a finished study keeps for later warm starts: None unless it recommends workers
+    for a baseline whose shape and prediction are known."""
+    known = state.load(study)
+    if known.seed is None or not known.seed.predicted:
+        return None
+    base = baseline_of(study.get_trials(deepcopy=False))
+    best = recommended_trial(study, known)
+    result = trial_result(base) if base is not None else None
+    if best is None or result is None:
+        return None
+    config = trial_config(best)
+    now = shape_now(result, known.seed.predicted)
+    if not config.num_workers or now is None:
+        return None
+    batch, load, step = now
+    return Shape(batch, load, step, known.seed.predicted, config)
