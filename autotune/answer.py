@@ -221,8 +221,13 @@ class Answer:
         lines = [head]
         if ranks > 1:
             lines.append(f"# per rank: each of the {ranks} ranks builds its loader with these")
-        built_by = self.measured_loader.built_by if self.measured_loader else None
-        name = self.measured_loader.loader if self.measured_loader else None
+        measured = self.measured_loader
+        built_by = measured.built_by if measured else None
+        name = measured.loader if measured else None
+        if measured is not None and measured.iterable and measured.batch_size is None:
+            # Batching off (the dataset yields whole batches, as WebDataset's .batched()
+            # does): torch's default of 1 would batch the batches again.
+            values = {"batch_size": None, **values}
         lines += _framework_lines(self.framework, values, built_by, self.others, name)
         if rec.config.get("num_streams"):
             lines.append(
@@ -250,10 +255,12 @@ def _other_lines(
 ) -> list[str]:
     """The evaluation loaders' own settings where they were tuned; else the other loaders
     whose passes take a real share of the epoch, named as untuned."""
+    if framework == "fastai":
+        if others is None or others.config is None:
+            return _fastai_untuned(epoch, others)
+        return []  # in the dataloaders() line itself: its dl_kwargs
     if others is None or others.config is None:
         return _untuned_passes(epoch, others)
-    if framework == "fastai":
-        return []  # in the dataloaders() line itself: its dl_kwargs
     loader = LoaderConfig.from_dict(others.config).under_torch_rules()
     values = {k: getattr(loader, k) for k in DATALOADER_KEYS if getattr(loader, k) is not None}
     return [
@@ -279,6 +286,20 @@ def _untuned_passes(epoch: Epoch | None, others: OtherLoaders | None = None) -> 
                 f"{share:.0%} of each epoch as written"
             )
     return lines
+
+
+def _fastai_untuned(epoch: Epoch | None, others: OtherLoaders | None) -> list[str]:
+    """fastai's validation DataLoader takes the dataloaders() arguments too: its passes that
+    take a real share of the epoch are named as not measured with them, not as left alone."""
+    if epoch is None or not epoch.as_written_s:
+        return []
+    why = f": {others.reason}" if others is not None and others.reason else ""
+    return [
+        f"# its {p.dataset} pass ({p.num_workers} workers as written, "
+        f"{p.seconds / epoch.as_written_s:.0%} of each epoch) was not measured with these{why}"
+        for p in epoch.passes
+        if p.seconds / epoch.as_written_s >= UNTUNED_SHARE
+    ]
 
 
 def _build(cls: Any, raw: dict[str, Any] | None) -> Any:

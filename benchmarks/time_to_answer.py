@@ -10,7 +10,12 @@ number of trials, and the pick. Then long runs of both versions' picks, interlea
 rate against the before-pick's (issue 50 asks at least 0.97).
 
     python benchmarks/time_to_answer.py --before REF [--workloads io_bound,cpu_bound]
-                                        [--rounds 2] [--long-s 8] [--out FILE]
+                                        [--rounds 2] [--long-s 8] [--warm] [--out FILE]
+
+``--warm``: the after-runs share one storage that already holds a finished study of the same
+workload (measured once first, not timed), and each passes ``--fresh``, as a user who probes
+again after editing the script: the warm start against a cold one (``--before HEAD`` for the
+same code on both sides).
 """
 
 from __future__ import annotations
@@ -49,15 +54,21 @@ WORKLOADS: dict[str, tuple[Path, tuple[str, ...], tuple[str, ...]]] = {
 
 
 def answer(
-    script: Path, args: tuple[str, ...], options: tuple[str, ...], code: Path | None
+    script: Path,
+    args: tuple[str, ...],
+    options: tuple[str, ...],
+    code: Path | None,
+    storage: str | None = None,
 ) -> dict[str, Any]:
-    """One ``autotune probe --json`` run: the answer, and the wall seconds it took."""
+    """One ``autotune probe --json`` run (in ``storage``, else a fresh SQLite file): the
+    answer, and the wall seconds it took."""
     env = dict(os.environ)
     if code is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(code), env.get("PYTHONPATH", "")]).rstrip(":")
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "autotune.cli", "probe", str(script)]
-        cmd += ["--storage", f"sqlite:///{tmp}/t.db", "--json", *options, "--", *args]
+        cmd += ["--storage", storage or f"sqlite:///{tmp}/t.db", "--json", *options]
+        cmd += ["--fresh", "--", *args] if storage else ["--", *args]
         started = time.monotonic()
         # Run from the temporary directory: `-m` puts the working directory first on sys.path.
         done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800, cwd=tmp)
@@ -71,6 +82,7 @@ def answer(
         "trials": out.get("trials"),
         "pick": (out.get("recommended") or {}).get("config"),
         "speedup": out.get("speedup"),
+        "started_from": out.get("started_from"),
     }
 
 
@@ -83,12 +95,16 @@ def worktree(ref: str, where: Path) -> Path:
     return where
 
 
-def run_workload(name: str, before: Path, *, rounds: int, long_s: float) -> dict[str, Any]:
+def run_workload(
+    name: str, before: Path, *, rounds: int, long_s: float, warm: str | None = None
+) -> dict[str, Any]:
     script, args, options = WORKLOADS[name]
     runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+    if warm is not None:
+        answer(script, args, options, None, warm)  # the stored answer the after-runs start from
     for _ in range(rounds):
         runs["before"].append(answer(script, args, options, before))
-        runs["after"].append(answer(script, args, options, None))
+        runs["after"].append(answer(script, args, options, None, warm))
         print(name, runs["before"][-1], runs["after"][-1], flush=True)
     runner = SubprocessRunner()
     longs: dict[str, list[float]] = {"before": [], "after": []}
@@ -122,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--long-s", type=float, default=8.0)
+    parser.add_argument("--warm", action="store_true", help="after-runs start from a stored answer")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     report: dict[str, Any] = {
@@ -133,13 +150,15 @@ def main(argv: list[str] | None = None) -> int:
             text=True,
         ).stdout.strip()
         + " and the working tree",
+        "warm": args.warm,
         "results": [],
     }
     with tempfile.TemporaryDirectory() as tmp:
         before = worktree(args.before, Path(tmp) / "before")
         try:
             for name in args.workloads.split(","):
-                row = run_workload(name, before, rounds=args.rounds, long_s=args.long_s)
+                warm = f"sqlite:///{tmp}/warm-{name}.db" if args.warm else None
+                row = run_workload(name, before, rounds=args.rounds, long_s=args.long_s, warm=warm)
                 report["results"].append(row)
                 print(json.dumps({k: v for k, v in row.items() if k not in ("before", "after")}))
         finally:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from autotune.answer import Answer, OtherLoaders, Recommended
+from autotune.answer import Answer, Epoch, EpochPass, OtherLoaders, Recommended
 from autotune.contract import FRAMEWORKS, MeasuredLoader
 
 CONFIG = {
@@ -47,6 +47,22 @@ def test_a_plain_script_s_own_loader_class_is_the_call_it_gets() -> None:
         recommended=Recommended(trial=1, config=CONFIG, samples_per_s=100.0),
     )
     assert answer.snippet().splitlines()[1].startswith("loader = WebLoader(dataset, batch_size=32")
+
+
+def test_a_stream_of_whole_batches_keeps_batching_off_in_its_call() -> None:
+    # WebDataset's .batched(32) into WebLoader(dataset, batch_size=None): torch's default
+    # batch size of 1 would batch the batches again.
+    unbatched = {**CONFIG, "batch_size": None}
+    for iterable, kept in ((True, True), (False, False)):
+        loader = MeasuredLoader("DataLoader", "WebDataset", None, iterable=iterable)
+        answer = Answer(
+            study="s",
+            measured_loader=loader,
+            recommended=Recommended(trial=1, config=unbatched, samples_per_s=100.0),
+        )
+        call = answer.snippet().splitlines()[1]
+        assert call.startswith("loader = DataLoader(dataset, batch_size=None, ") is kept, call
+        assert ("batch_size" in call) is kept  # a batch_sampler's loader: no size to write
 
 
 def test_skorch_gets_the_nets_iterator_train_arguments_on_the_nets_own_class() -> None:
@@ -111,6 +127,27 @@ def test_fastai_s_validation_loader_gets_its_own_settings_through_dl_kwargs() ->
         "an epoch as written, 0.43 s with it"
     )
     assert "eval_loader" not in answer.snippet() and "_FakeLoader" not in answer.snippet()
+
+
+def test_fastai_s_validation_pass_not_measured_with_the_settings_is_not_called_left_alone() -> None:
+    # dataloaders() gives the validation DataLoader the same arguments: it is not "kept".
+    answer = Answer(
+        study="s",
+        framework="fastai",
+        measured_loader=MeasuredLoader("TfmdDL", "Datasets", 32, framework="fastai"),
+        recommended=Recommended(trial=1, config=CONFIG, samples_per_s=100.0),
+        others=OtherLoaders(reason="no probe beside the recommendation saw an epoch whole"),
+        epoch=Epoch(
+            as_written_s=4.5,
+            passes=[EpochPass("TfmdDL", "Datasets", 2, 0.97, 19)],
+        ),
+    )
+    snippet = answer.snippet()
+    assert "keep their settings" not in snippet and "not tuned" not in snippet
+    assert snippet.splitlines()[-1] == (
+        "# its Datasets pass (2 workers as written, 22% of each epoch) was not measured with "
+        "these: no probe beside the recommendation saw an epoch whole"
+    )
 
 
 def test_the_trainers_and_accelerate_keep_their_forms() -> None:

@@ -127,6 +127,8 @@ class Shape:
     step_s: float
     predicted: int
     config: LoaderConfig
+    # The most workers its data could feed (its shards, an epoch's batches), where known.
+    bound: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "config": self.config.to_dict()}
@@ -140,6 +142,7 @@ class Shape:
                 step_s=float(raw["step_s"]),
                 predicted=int(raw["predicted"]),
                 config=LoaderConfig.from_dict(raw.get("config")),
+                bound=int(raw["bound"]) if raw.get("bound") else None,
             )
         except (KeyError, TypeError, ValueError):
             return None  # a shape an older or newer release wrote otherwise: no warm start

@@ -138,9 +138,7 @@ def test_an_edited_script_measured_afresh_starts_from_the_stored_answer(tmp_path
     # The same loader's shape (its load and step are sleeps): the stored answer is the first
     # guess, scaled by the two predictions, and the answer says where it started.
     assert second["started_from"] == answer["study"], again.stderr
-    assert f"from study {answer['study']!r}, whose answer for a loader of this shape was " in (
-        again.stderr
-    )
+    assert f"from study {answer['study']!r}: for a loader of like shape" in again.stderr
     seeded = [t for t in _studies(url)[second["study"]] if state.role(t) == "seeded"]
     assert seeded and state.record_of(seeded[0]).config.num_workers
 

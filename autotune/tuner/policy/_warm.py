@@ -5,9 +5,11 @@ process and the step, the worker count the model predicted from them, and the se
 search recommended. A new study on the same hardware (fingerprint and ranks) whose baseline
 has a like shape (each figure within ``WITHIN`` times the stored one) starts from that answer
 instead of the model's prediction alone: the stored count, scaled by how the two predictions
-differ, so the model's error on this machine is corrected by what was measured on it. The
-search then measures around the guess as it would around any seed: a warm start changes
-where it begins, never what it must show before it recommends.
+differ, so the model's error on this machine is corrected by what was measured on it. An
+answer that sat at its own data's bound (as many workers as its dataset had shards, or an
+epoch had batches) says nothing of the model's error, only of that data: it starts only a
+search of the same script. The search then measures around the guess as it would around any
+seed: a warm start changes where it begins, never what it must show before it recommends.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import Shape, StoredShape, baseline_of
 from autotune.tuner.evidence import (
     load_time_per_batch,
+    most_workers,
     recommended_trial,
     trial_config,
     trial_result,
@@ -42,11 +45,15 @@ class Warm:
     workers: int
     config: LoaderConfig
 
+    then: int  # what the model predicted for the stored study's loader
+
     def note(self, predicted: int) -> str:
         picked = self.config.num_workers or 0
         return (
-            f"seeded {self.workers} workers from study {self.study!r}, whose answer for a "
-            f"loader of this shape was {picked} workers (the model alone predicted {predicted})"
+            f"seeded {self.workers} workers from study {self.study!r}: for a loader of like "
+            f"shape (batch size, load and step time within {WITHIN:g}x) its search found "
+            f"{picked} workers where the model predicted {self.then}; here the model predicts "
+            f"{predicted}, before any bound"
         )
 
 
@@ -99,14 +106,21 @@ def warm_start(
     if not alike:
         return None
 
-    def rank(s: StoredShape) -> tuple[bool, float, float]:
-        same = script is not None and s.script is not None and Path(s.script) == Path(script)
-        return (not same, _distance(s.shape, batch, load, step), -s.created_at)
+    def same(s: StoredShape) -> bool:
+        return script is not None and s.script is not None and Path(s.script) == Path(script)
 
-    best = min(alike, key=rank)
+    def bounded(s: StoredShape) -> bool:
+        bound = s.shape.bound
+        return bound is not None and (s.shape.config.num_workers or 0) >= bound
+
+    alike = [s for s in alike if same(s) or not bounded(s)]
+    if not alike:
+        return None
+    best = min(alike, key=lambda s: (not same(s), _distance(s.shape, batch, load, step),
+                                     -s.created_at))  # fmt: skip
     picked = best.shape.config.num_workers or 0
     workers = max(1, round(picked * predicted / best.shape.predicted))
-    return Warm(best.study, workers, best.shape.config)
+    return Warm(best.study, workers, best.shape.config, best.shape.predicted)
 
 
 def answer_shape(study: optuna.Study) -> Shape | None:
@@ -125,4 +139,5 @@ def answer_shape(study: optuna.Study) -> Shape | None:
     if not config.num_workers or now is None:
         return None
     batch, load, step = now
-    return Shape(batch, load, step, known.seed.predicted, config)
+    bound = most_workers(study.get_trials(deepcopy=False), batch_sizes_tuned=False)
+    return Shape(batch, load, step, known.seed.predicted, config, bound)

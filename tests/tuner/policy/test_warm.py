@@ -24,11 +24,17 @@ def _stored(
     hardware_id: str = HW,
     nproc: int = 1,
     created: float = 1.0,
+    bound: int | None = None,
 ) -> StoredShape:
     batch, load, step = shape
     config = LoaderConfig(num_workers=workers, prefetch_factor=4, persistent_workers=True)
     return StoredShape(
-        study, script, hardware_id, nproc, created, Shape(batch, load, step, predicted, config)
+        study,
+        script,
+        hardware_id,
+        nproc,
+        created,
+        Shape(batch, load, step, predicted, config, bound),
     )
 
 
@@ -50,7 +56,20 @@ def test_the_stored_count_is_corrected_by_how_the_two_predictions_differ() -> No
     assert warm is not None
     assert (warm.study, warm.workers) == ("a", 12)
     assert warm.config.prefetch_factor == 4 and warm.config.persistent_workers
-    assert "study 'a'" in warm.note(6) and "24 workers" in warm.note(6)
+    assert "study 'a'" in warm.note(6) and "found 24 workers where the model predicted 12" in (
+        warm.note(6)
+    )
+
+
+def test_an_answer_held_at_its_own_datas_bound_starts_only_its_own_script() -> None:
+    # 4 workers because its dataset had 4 shards, where the model predicted 60: that ratio is
+    # the shards', not the model's error, so another script is not seeded with 1 worker.
+    sharded = _stored("sharded", workers=4, predicted=60, bound=4)
+    assert _warm([sharded], predicted=15) is None
+    own = _warm([sharded], predicted=15, script="/home/me/other.py")
+    assert own is not None and own.workers == 1
+    free = _stored("below its bound", workers=4, predicted=60, bound=8)
+    assert _warm([free], predicted=15) is not None
 
 
 def test_only_this_hardware_these_ranks_and_a_like_shape_start_a_search() -> None:
