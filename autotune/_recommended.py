@@ -17,14 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from autotune._words import first_line
-from autotune.contract import DATALOADER_KEYS, LoaderConfig
+from autotune.contract import (
+    DATALOADER_KEYS,
+    NUM_WORKERS,
+    PERSISTENT_WORKERS,
+    PREFETCH_FACTOR,
+    LoaderConfig,
+)
 
 URL_ENV = "AUTOTUNE_URL"
 DEFAULT_URL = "http://127.0.0.1:8000"
 # What torch's DataLoader refuses with num_workers=0 (a ValueError in its __init__; a timeout
 # other than 0 fails at the first iteration): left out, each default is what it expects.
 # persistent_workers=True is refused too; it stays, as False.
-_WORKER_ONLY = ("prefetch_factor", "multiprocessing_context", "timeout")
+_WORKER_ONLY = (PREFETCH_FACTOR, "multiprocessing_context", "timeout")
 
 
 class RecommendationWarning(UserWarning):
@@ -93,11 +99,11 @@ def loader_kwargs(config: dict[str, Any], fallback: dict[str, Any]) -> dict[str,
         out.pop("batch_size", None)
         if "batch_size" in fallback:
             out["batch_size"] = fallback["batch_size"]
-    if not out.get("num_workers"):
+    if not out.get(NUM_WORKERS):
         for key in _WORKER_ONLY:
             out.pop(key, None)
-        if out.get("persistent_workers"):
-            out["persistent_workers"] = False
+        if out.get(PERSISTENT_WORKERS):
+            out[PERSISTENT_WORKERS] = False
     return out
 
 
@@ -121,8 +127,7 @@ def recommended(
     ``storage`` is given, reads that database directly. ``host`` is the hardware fingerprint
     id, computed for this machine by default.
 
-        loader = DataLoader(ds, **autotune.recommended(fallback={"batch_size": 64,
-                                                                 "num_workers": 2}))
+        loader = DataLoader(ds, **autotune.recommended(fallback=dict(batch_size=64, num_workers=2)))
     """
     path = str(Path(script if script is not None else sys.argv[0]).resolve())
     if host is None:

@@ -12,7 +12,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
-from autotune.contract import DATALOADER_KEYS, LoaderConfig, MeasuredLoader
+from autotune.contract import (
+    DEFAULT_PREFETCH,
+    NUM_WORKERS,
+    PERSISTENT_WORKERS,
+    PIN_MEMORY,
+    PREFETCH_FACTOR,
+    LoaderConfig,
+    MeasuredLoader,
+)
 
 Bottleneck = Literal["model", "transport", "input-cpu", "input-latency", "startup", "unknown"]
 
@@ -88,10 +96,10 @@ class OtherLoaders:
     # and with ``config``.
     as_written_s: float | None = None
     tuned_s: float | None = None
-    tried: list[dict[str, Any]] = field(default_factory=list)  # {"num_workers", "seconds"}
+    tried: list[dict[str, Any]] = field(default_factory=list)  # each: a worker count, seconds
     reason: str | None = None  # why they were not tuned, or not changed
-    # ``autotune run --adapt``: every pass the live run saw, in order ({"loader", "at_s",
-    # "seconds", "num_workers", "persistent_workers", "abandoned"}), tuned on its own passes.
+    # ``autotune run --adapt``: every pass the live run saw, in order (its loader, start,
+    # seconds, worker settings and any abandoned switch), tuned on its own passes.
     passes: list[dict[str, Any]] = field(default_factory=list)
     # ``config`` is for IterableDataset loaders too: a probe saw each stream split across the
     # workers (the same batches a pass as written), so `autotune run --study` applies it there.
@@ -210,8 +218,7 @@ class Answer:
         rec = self.recommended
         if rec is None:
             return "# no recommendation yet: no trial was measured in full"
-        loader = LoaderConfig.from_dict(rec.config).under_torch_rules()
-        values = {k: getattr(loader, k) for k in DATALOADER_KEYS if getattr(loader, k) is not None}
+        values = LoaderConfig.from_dict(rec.config).dataloader_values()
         ranks = self.nproc_per_node
         head = f"# autotune study {self.study}: {rec.samples_per_s or 0:.0f} samples/s"
         if ranks > 1:
@@ -261,8 +268,7 @@ def _other_lines(
         return []  # in the dataloaders() line itself: its dl_kwargs
     if others is None or others.config is None:
         return _untuned_passes(epoch, others)
-    loader = LoaderConfig.from_dict(others.config).under_torch_rules()
-    values = {k: getattr(loader, k) for k in DATALOADER_KEYS if getattr(loader, k) is not None}
+    values = LoaderConfig.from_dict(others.config).dataloader_values()
     return [
         f"# and for {', '.join(others.loaders)}: {_took(others)} with:",
         f"eval_loader = DataLoader(eval_dataset, {_kwargs(values)})",
@@ -311,10 +317,10 @@ def _build(cls: Any, raw: dict[str, Any] | None) -> Any:
 
 # The Trainer's names for the DataLoader arguments it builds its loaders with.
 _TRAINER_ARGS = {
-    "num_workers": "dataloader_num_workers",
-    "prefetch_factor": "dataloader_prefetch_factor",
-    "persistent_workers": "dataloader_persistent_workers",
-    "pin_memory": "dataloader_pin_memory",
+    NUM_WORKERS: "dataloader_num_workers",
+    PREFETCH_FACTOR: "dataloader_prefetch_factor",
+    PERSISTENT_WORKERS: "dataloader_persistent_workers",
+    PIN_MEMORY: "dataloader_pin_memory",
 }
 # fastai's name for the batch size; the other settings are the DataLoader's own names.
 _FASTAI_ARGS = {"batch_size": "bs"}
@@ -363,17 +369,13 @@ def _framework_lines(
         ]
     if framework == "fastai":
         # fastai's DataLoader takes no prefetch_factor (NO_PREFETCH_FRAMEWORKS): it keeps 2.
-        taken = {k: v for k, v in values.items() if k != "prefetch_factor"}
+        taken = {k: v for k, v in values.items() if k != PREFETCH_FACTOR}
         lines = ["# fastai builds its DataLoaders from the arguments of dataloaders():"]
         if others is not None and others.config is not None:
             # The validation DataLoader's arguments are these with the second entry of
             # dl_kwargs merged over them; fastai's DataLoader keeps prefetch at 2.
-            own = LoaderConfig.from_dict(others.config).under_torch_rules()
-            valid = {
-                k: getattr(own, k)
-                for k in DATALOADER_KEYS
-                if getattr(own, k) is not None and k != "prefetch_factor"
-            }
+            own = LoaderConfig.from_dict(others.config).dataloader_values()
+            valid = {k: v for k, v in own.items() if k != PREFETCH_FACTOR}
             lines += [
                 f"dls = dblock.dataloaders(source, {_kwargs(taken, _FASTAI_ARGS)}, "
                 f"dl_kwargs=[{{}}, {valid!r}])",
@@ -385,7 +387,7 @@ def _framework_lines(
                 f"dls = dblock.dataloaders(source, {_kwargs(taken, _FASTAI_ARGS)})",
                 "# fastai builds the validation DataLoader with these too",
             ]
-        if values.get("prefetch_factor") not in (None, 2):
+        if values.get(PREFETCH_FACTOR) not in (None, DEFAULT_PREFETCH):
             lines.append(
                 f"# measured with prefetch_factor={values['prefetch_factor']!r}, which no "
                 "argument of fastai's DataLoader sets (it keeps 2)"

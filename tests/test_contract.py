@@ -133,3 +133,33 @@ def test_the_epoch_figures_round_trip_and_old_results_load_without_them() -> Non
     again = ProbeResult.from_dict(ProbeResult(epoch=figures).to_dict())
     assert again.epoch == figures
     assert ProbeResult.from_dict({"status": "ok"}).epoch is None
+
+
+def test_torchs_rules_on_loader_settings_are_the_ones_torch_keeps() -> None:
+    # One home for torch's loader rules: what a script's arguments mean, and what
+    # DataLoader.__init__ leaves on the loader for them; checked against torch itself.
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from autotune.contract import DEFAULT_PREFETCH, TUNED_KEYS, LoaderConfig, worker_values
+
+    data = TensorDataset(torch.zeros(8, 2))
+    for arguments in (
+        {"num_workers": 2},
+        {"num_workers": 2, "prefetch_factor": 5, "persistent_workers": True},
+        {"num_workers": 0, "pin_memory": True},
+        {},
+    ):
+        built = DataLoader(data, batch_size=4, **arguments)
+        expected = {key: getattr(built, key) for key in TUNED_KEYS}
+        values = worker_values(arguments)
+        assert {key: values[key] for key in TUNED_KEYS} == expected, arguments
+        config = LoaderConfig.of_arguments({**arguments, "batch_size": 4})
+        assert config.prefetch_factor == expected["prefetch_factor"]
+        assert config.batch_size == 4 and config.num_streams == 0
+        # What a snippet passes, under the rules, builds the same loader.
+        again = DataLoader(data, **config.dataloader_values())
+        assert {key: getattr(again, key) for key in TUNED_KEYS} == expected
+    assert LoaderConfig.of_arguments({"num_workers": 3}).prefetch_factor == DEFAULT_PREFETCH
+    sampler = torch.utils.data.BatchSampler(range(8), 4, False)
+    assert LoaderConfig.of_arguments({"batch_sampler": sampler, "batch_size": 1}).batch_size is None

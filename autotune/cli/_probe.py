@@ -26,7 +26,7 @@ from autotune.cli._common import (
     storage,
 )
 from autotune.cli._render import render_summary
-from autotune.contract import LoaderConfig, ProbeResult, ProbeSettings
+from autotune.contract import LOADER_KEYS, LoaderConfig, ProbeResult, ProbeSettings
 from autotune.hardware import fingerprint, job_cores, outside_cores_now
 from autotune.runner import SubprocessRunner, Target
 
@@ -35,16 +35,14 @@ if TYPE_CHECKING:
 
     from autotune.tuner import Reporter, Tuner, TunerOptions
 
-_SHORT = {
-    "num_workers": "workers",
-    "prefetch_factor": "prefetch",
-    "persistent_workers": "persistent",
-    "pin_memory": "pin",
-    "num_streams": "streams",
-    "batch_size": "batch",
-    "device": "device",
-    "threads": "threads",
-}
+# LoaderConfig's fields as the progress lines name them.
+_SHORT = dict(
+    zip(
+        LOADER_KEYS,
+        ("workers", "prefetch", "pin", "persistent", "batch", "streams", "device", "threads"),
+        strict=True,
+    )
+)
 
 
 def describe_config(config: LoaderConfig) -> str:

@@ -15,7 +15,7 @@ from rich.text import Text
 from autotune._words import visible
 from autotune.answer import Answer
 from autotune.cli._common import literal, say
-from autotune.contract import LOADER_KEYS
+from autotune.contract import LOADER_KEYS, NUM_WORKERS
 
 
 def _fmt(value: Any) -> Text:
@@ -151,7 +151,7 @@ def _others_lines(others: dict[str, Any] | None) -> list[Text]:
     names = literal(", ".join(others.get("loaders") or []))
     if others.get("config") is None:
         return [say("  other loaders (", names, "): as written; ", literal(others.get("reason")))]
-    workers = others["config"].get("num_workers")
+    workers = others["config"].get(NUM_WORKERS)
     return [
         say(
             "  other loaders (",

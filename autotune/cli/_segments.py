@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from autotune.cli._common import literal
+from autotune.contract import PERSISTENT_WORKERS
 
 # The first clause of a reopened segment's reason is the run's figures that reopened the
 # search ("reopened: the data wait rose ..."); what follows "; " is the segment's own.
@@ -63,7 +64,7 @@ def passes_table(others: dict[str, Any] | None) -> Table | None:
     for col in ("loader", "ended", "workers", "seconds", "note"):
         table.add_column(col)
     for p in passes:
-        persistent = ", persistent" if p.get("persistent_workers") else ""
+        persistent = ", persistent" if p.get(PERSISTENT_WORKERS) else ""
         note = p.get("abandoned") or ("iterable: never changed" if p.get("iterable") else "")
         table.add_row(
             literal(str(p.get("loader") or "")),

@@ -7,7 +7,7 @@ import json
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 CONFIG_ENV = "AUTOTUNE_PROBE_CONFIG"
 RANK_DIR_ENV = "AUTOTUNE_RANK_DIR"  # the trial's directory, shared by its ranks
@@ -53,6 +53,17 @@ STREAMS_CPU_WORK = "num_streams cannot apply: the script does CPU work on its ba
 TOO_FEW_SHARDS = (
     "more workers than the dataset has shards (the setting's failure, not the script's)"
 )
+
+
+# The loader settings' names, as DataLoader takes them and as JSON and Optuna store them:
+# everywhere else they are spelt through these (or LoaderConfig's fields).
+NUM_WORKERS: Final = "num_workers"
+PREFETCH_FACTOR: Final = "prefetch_factor"
+PIN_MEMORY: Final = "pin_memory"
+PERSISTENT_WORKERS: Final = "persistent_workers"
+BATCH_SIZE: Final = "batch_size"
+# torch's prefetch depth for a loader with workers that names none.
+DEFAULT_PREFETCH: Final = 2
 
 
 @dataclass(frozen=True)
@@ -106,26 +117,71 @@ class LoaderConfig:
         """
         new = dict(arguments)
         if self.num_workers is not None:
-            new["num_workers"] = self.num_workers
+            new[NUM_WORKERS] = self.num_workers
         if self.pin_memory is not None:
-            new["pin_memory"] = self.pin_memory
-        batched = new.get("batch_sampler") is None and new.get("batch_size") is not None
+            new[PIN_MEMORY] = self.pin_memory
+        batched = new.get("batch_sampler") is None and new.get(BATCH_SIZE) is not None
         if self.batch_size is not None and batched:
-            new["batch_size"] = self.batch_size
-        if int(new.get("num_workers") or 0) > 0:
+            new[BATCH_SIZE] = self.batch_size
+        if int(new.get(NUM_WORKERS) or 0) > 0:
             for key in WORKER_ONLY_KEYS:
                 if getattr(self, key) is not None:
                     new[key] = getattr(self, key)
         else:
-            new.update(prefetch_factor=None, persistent_workers=False, multiprocessing_context=None)
-            new["timeout"] = 0
+            new.update({PREFETCH_FACTOR: None, PERSISTENT_WORKERS: False})
+            new.update(multiprocessing_context=None, timeout=0)
         return new
+
+    @classmethod
+    def of_arguments(cls, arguments: dict[str, Any]) -> LoaderConfig:
+        """The settings DataLoader ``arguments`` give, with torch's defaults made explicit:
+        prefetch ``DEFAULT_PREFETCH`` with workers and none without, no batch size where a
+        batch sampler decides it, no copy streams."""
+        workers = int(arguments.get(NUM_WORKERS) or 0)
+        prefetch = arguments.get(PREFETCH_FACTOR)
+        return cls(
+            num_workers=workers,
+            prefetch_factor=(DEFAULT_PREFETCH if prefetch is None else prefetch)
+            if workers > 0
+            else None,
+            pin_memory=bool(arguments.get(PIN_MEMORY, False)),
+            persistent_workers=bool(arguments.get(PERSISTENT_WORKERS, False)),
+            batch_size=None
+            if arguments.get("batch_sampler") is not None
+            else arguments.get(BATCH_SIZE),
+            num_streams=0,
+        )
+
+    def dataloader_values(self) -> dict[str, Any]:
+        """The DataLoader arguments this config sets (its None values left out), under
+        torch's rules: what a snippet or a DataLoader(...) call passes."""
+        loader = self.under_torch_rules()
+        return {k: getattr(loader, k) for k in DATALOADER_KEYS if getattr(loader, k) is not None}
+
+
+def worker_values(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The worker settings ``DataLoader.__init__`` leaves on a loader for ``arguments``:
+    prefetch, persistence and a timeout only with workers, torch's prefetch by default."""
+    workers = int(arguments.get(NUM_WORKERS) or 0)
+    prefetch = arguments.get(PREFETCH_FACTOR)
+    return {
+        NUM_WORKERS: workers,
+        PREFETCH_FACTOR: (DEFAULT_PREFETCH if prefetch is None else int(prefetch))
+        if workers > 0
+        else None,
+        PIN_MEMORY: bool(arguments.get(PIN_MEMORY)),
+        PERSISTENT_WORKERS: bool(arguments.get(PERSISTENT_WORKERS)) and workers > 0,
+        "timeout": (arguments.get("timeout") or 0) if workers > 0 else 0,
+    }
 
 
 # Every setting a trial can carry, in the order people read them.
 LOADER_KEYS = tuple(f.name for f in dataclasses.fields(LoaderConfig))
 # torch accepts these only with num_workers > 0.
-WORKER_ONLY_KEYS = ("prefetch_factor", "persistent_workers")
+WORKER_ONLY_KEYS = (PREFETCH_FACTOR, PERSISTENT_WORKERS)
+# The DataLoader settings a search tunes (the others stay the script's), in the order
+# people read them.
+TUNED_KEYS = (NUM_WORKERS, PREFETCH_FACTOR, PIN_MEMORY, PERSISTENT_WORKERS)
 
 # Where a measured loader's settings are edited, found at run time from the library code that
 # built or iterated it (autotune/probe/loader/_site.py); null is the script's DataLoader(...).
@@ -143,13 +199,7 @@ FRAMEWORKS = (
 NO_PREFETCH_FRAMEWORKS = frozenset({"fastai"})
 
 # The settings that are DataLoader arguments; the others the probe applies itself.
-DATALOADER_KEYS = (
-    "batch_size",
-    "num_workers",
-    "prefetch_factor",
-    "persistent_workers",
-    "pin_memory",
-)
+DATALOADER_KEYS = (BATCH_SIZE, NUM_WORKERS, PREFETCH_FACTOR, PERSISTENT_WORKERS, PIN_MEMORY)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from autotune.contract._config import LoaderConfig
+from autotune.contract._config import NUM_WORKERS, PERSISTENT_WORKERS, LoaderConfig
 
 
 def adapt_pass_path(directory: str | Path, j: int) -> Path:
@@ -53,8 +53,8 @@ class PassReport:
             batches=int(raw.get("batches") or 0),
             seconds=float(raw.get("seconds") or 0.0),
             epoch_s=float(epoch) if isinstance(epoch, (int, float)) else None,
-            num_workers=int(raw.get("num_workers") or 0),
-            persistent_workers=bool(raw.get("persistent_workers")),
+            num_workers=int(raw.get(NUM_WORKERS) or 0),
+            persistent_workers=bool(raw.get(PERSISTENT_WORKERS)),
             order=int(raw.get("order") or 0),
             abandoned=str(raw.get("abandoned") or ""),
         )

@@ -15,26 +15,20 @@ from typing import Any
 
 from torch.utils.data import BatchSampler, DataLoader
 
-from autotune.contract import LoaderConfig
+from autotune.contract import (
+    BATCH_SIZE,
+    NUM_WORKERS,
+    PIN_MEMORY,
+    TUNED_KEYS,
+    LoaderConfig,
+    worker_values,
+)
 from autotune.probe.loader._marks import APPLIED_ATTR, OWNER_ATTR
 
 
 def script_config(arguments: dict[str, Any]) -> LoaderConfig:
     """The settings the script itself wrote, with torch's defaults made explicit."""
-    workers = int(arguments.get("num_workers") or 0)
-    prefetch = arguments.get("prefetch_factor")
-    if workers > 0 and prefetch is None:
-        prefetch = 2
-    return LoaderConfig(
-        num_workers=workers,
-        prefetch_factor=prefetch if workers > 0 else None,
-        pin_memory=bool(arguments.get("pin_memory", False)),
-        persistent_workers=bool(arguments.get("persistent_workers", False)),
-        batch_size=None
-        if arguments.get("batch_sampler") is not None
-        else arguments.get("batch_size"),
-        num_streams=0,
-    )
+    return LoaderConfig.of_arguments(arguments)
 
 
 def apply_config(arguments: dict[str, Any], config: LoaderConfig) -> dict[str, Any]:
@@ -51,13 +45,10 @@ def settings_of(loader: DataLoader[Any]) -> dict[str, Any]:
     argument of the script's; any other is, and then there is no batch size to change."""
     sampler = loader.__dict__.get("batch_sampler")
     return {
-        "num_workers": loader.num_workers,
-        "prefetch_factor": loader.prefetch_factor,
-        "pin_memory": loader.pin_memory,
-        "persistent_workers": loader.persistent_workers,
+        **{key: getattr(loader, key) for key in TUNED_KEYS},
         "timeout": loader.timeout,
         "multiprocessing_context": loader.multiprocessing_context,
-        "batch_size": loader.__dict__.get("batch_size"),
+        BATCH_SIZE: loader.__dict__.get(BATCH_SIZE),
         "batch_sampler": None if sampler is None or _plain_batch_sampler(loader) else sampler,
     }
 
@@ -65,12 +56,12 @@ def settings_of(loader: DataLoader[Any]) -> dict[str, Any]:
 def batch_size_of(arguments: dict[str, Any]) -> int | None:
     """Samples per batch: the batch size, or that of the batch sampler (or of the one a
     repeating sampler wraps)."""
-    size = arguments.get("batch_size")
+    size = arguments.get(BATCH_SIZE)
     sampler = arguments.get("batch_sampler")
     if size is None and sampler is not None:
-        size = getattr(sampler, "batch_size", None)
+        size = getattr(sampler, BATCH_SIZE, None)
         if size is None:
-            size = getattr(getattr(sampler, "sampler", None), "batch_size", None)
+            size = getattr(getattr(sampler, "sampler", None), BATCH_SIZE, None)
     return size if isinstance(size, int) else None
 
 
@@ -78,19 +69,6 @@ def _plain_batch_sampler(loader: Any) -> bool:
     """Is the loader's batch sampler the one ``DataLoader.__init__`` built from its sampler?"""
     sampler = loader.__dict__.get("batch_sampler")
     return type(sampler) is BatchSampler and sampler.sampler is loader.__dict__.get("sampler")
-
-
-def _worker_values(arguments: dict[str, Any]) -> dict[str, Any]:
-    """The worker settings as ``DataLoader.__init__`` leaves them for these arguments."""
-    workers = int(arguments.get("num_workers") or 0)
-    prefetch = arguments.get("prefetch_factor")
-    return {
-        "num_workers": workers,
-        "prefetch_factor": (2 if prefetch is None else int(prefetch)) if workers > 0 else None,
-        "pin_memory": bool(arguments.get("pin_memory")),
-        "persistent_workers": bool(arguments.get("persistent_workers")) and workers > 0,
-        "timeout": (arguments.get("timeout") or 0) if workers > 0 else 0,
-    }
 
 
 def write_settings(
@@ -104,11 +82,11 @@ def write_settings(
     if not isinstance(loader, DataLoader):
         return _write_on_stand_in(loader, arguments)
     applied = dict(arguments)
-    for name, value in _worker_values(arguments).items():
+    for name, value in worker_values(arguments).items():
         object.__setattr__(loader, name, value)
     # Through its property: torch turns a start-method name into a context and checks it.
     loader.multiprocessing_context = (
-        arguments.get("multiprocessing_context") if arguments.get("num_workers") else None
+        arguments.get("multiprocessing_context") if arguments.get(NUM_WORKERS) else None
     )
     # A persistent iterator started with other settings would be reused as it is.
     if loader.__dict__.get("_iterator") is not None:
@@ -118,15 +96,15 @@ def write_settings(
         if shutdown is not None:
             shutdown()
     refused = ""
-    size = arguments.get("batch_size")
-    current = loader.__dict__.get("batch_size")
+    size = arguments.get(BATCH_SIZE)
+    current = loader.__dict__.get(BATCH_SIZE)
     if arguments.get("batch_sampler") is None and size is not None and size != current:
         if current is not None and _plain_batch_sampler(loader):
             sampler = BatchSampler(loader.sampler, int(size), bool(loader.drop_last))
             object.__setattr__(loader, "batch_sampler", sampler)
-            object.__setattr__(loader, "batch_size", int(size))
+            object.__setattr__(loader, BATCH_SIZE, int(size))
         else:
-            applied["batch_size"] = current
+            applied[BATCH_SIZE] = current
             refused = (
                 f"batch_size={size} not applied: the loader's batch sampler is not the one "
                 f"torch built ({type(loader.__dict__.get('batch_sampler')).__name__}), so its "
@@ -142,7 +120,7 @@ def _write_on_stand_in(loader: Any, arguments: dict[str, Any]) -> tuple[dict[str
     applied = dict(arguments)
     own = vars(loader)
     fixed: list[str] = []
-    for name, value in _worker_values(arguments).items():
+    for name, value in worker_values(arguments).items():
         if name in own:
             object.__setattr__(loader, name, value)
             continue
@@ -153,11 +131,11 @@ def _write_on_stand_in(loader: Any, arguments: dict[str, Any]) -> tuple[dict[str
     # The code that iterates the stand-in may keep its own copy of pin_memory: fastai's
     # DataLoader turns pinned batches (lists) back into tuples by its own flag.
     owner = own.get(OWNER_ATTR)
-    if owner is not None and isinstance(vars(owner).get("pin_memory"), bool):
-        object.__setattr__(owner, "pin_memory", bool(own.get("pin_memory")))
-    size = arguments.get("batch_size")
+    if owner is not None and isinstance(vars(owner).get(PIN_MEMORY), bool):
+        object.__setattr__(owner, PIN_MEMORY, bool(own.get(PIN_MEMORY)))
+    size = arguments.get(BATCH_SIZE)
     if size is not None:
-        applied["batch_size"] = None
+        applied[BATCH_SIZE] = None
         fixed.append(f"batch_size={size}")
     if not fixed:
         return applied, ""

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from torch.utils.data import IterableDataset
 
+from autotune.contract import NUM_WORKERS
 from autotune.probe.loader._apply import batch_size_of, settings_of
 from autotune.probe.loader._marks import own_batch_size, shown, site_of
 from autotune.probe.measure import EpochClock, OtherPass
@@ -78,7 +79,7 @@ def timed_pass(clock: EpochClock, loader: Any, t0: float, it: Iterator[Any]) -> 
             loader=type(seen).__name__,
             dataset=type(dataset).__name__,
             batch_size=batch_size_of(settings) or own_batch_size(loader),
-            num_workers=int(settings.get("num_workers") or 0),
+            num_workers=int(settings.get(NUM_WORKERS) or 0),
             site=site_of(loader),
             started=t0,
             iterable=isinstance(dataset, IterableDataset),

@@ -31,12 +31,14 @@ from torch.utils.data.dataloader import (
     _SingleProcessDataLoaderIter,
 )
 
+from autotune.contract import NUM_WORKERS, TUNED_KEYS
+
 _CLASSES: tuple[type[_BaseDataLoaderIter], ...] = (
     _SingleProcessDataLoaderIter,
     _MultiProcessingDataLoaderIter,
 )
 # What torch's iterators read from the object they load for (``_BaseDataLoaderIter.__init__``).
-_READ_BY_TORCH = ("num_workers", "prefetch_factor", "pin_memory", "persistent_workers", "timeout")
+_READ_BY_TORCH = (*TUNED_KEYS, "timeout")
 
 
 class ForeignLoader(BaseException):
@@ -64,7 +66,7 @@ def tunable(loader: Any) -> bool:
     own = getattr(loader, "__dict__", None)
     return (
         own is not None
-        and "num_workers" in own
+        and NUM_WORKERS in own
         and all(hasattr(loader, name) for name in _READ_BY_TORCH)
     )
 

@@ -31,23 +31,29 @@ from typing import Any, Literal
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
+from autotune.contract import (
+    NUM_WORKERS,
+    PERSISTENT_WORKERS,
+    PREFETCH_FACTOR,
+    TUNED_KEYS,
+    worker_values,
+)
+
 Settings = dict[str, Any]
 # Builds a segment's DataLoader: (dataset, **kwargs) as DataLoader takes them.
 Factory = Callable[..., "DataLoader[Any]"]
-KEYS = ("num_workers", "prefetch_factor", "pin_memory", "persistent_workers")
+KEYS = TUNED_KEYS
 
 
 def normalized(settings: Settings) -> Settings:
     """The four settings under torch's rules (worker-only ones at their defaults with 0)."""
     if unknown := sorted(set(settings) - set(KEYS)):  # batch_size etc. change which batches
         raise ValueError(f"only {', '.join(KEYS)} can be switched, not {unknown}")
-    workers = int(settings.get("num_workers") or 0)
-    prefetch = settings.get("prefetch_factor")
-    prefetch = (2 if prefetch is None else int(prefetch)) if workers > 0 else None
-    if workers < 0 or (prefetch is not None and prefetch <= 0):
+    values = worker_values(settings)
+    prefetch = values[PREFETCH_FACTOR]
+    if values[NUM_WORKERS] < 0 or (prefetch is not None and prefetch <= 0):
         raise ValueError(f"num_workers must be >= 0 and prefetch_factor > 0: {settings}")
-    pin, persistent = bool(settings.get("pin_memory")), bool(settings.get("persistent_workers"))
-    return dict(zip(KEYS, (workers, prefetch, pin, persistent and workers > 0), strict=True))
+    return {k: values[k] for k in KEYS}
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,7 @@ class _Segment:
         self, owner: SwitchableLoader, order: _Order | None, start: int, seed_state: torch.Tensor
     ) -> None:
         source, settings = owner._loader, owner._settings
-        self.settings, workers = settings, settings["num_workers"]
+        self.settings, workers = settings, settings[NUM_WORKERS]
         self.created = perf_counter()  # its workers' start-up counts against its settings
         self.view = None if order is None else _View(order, start)
         kwargs: dict[str, Any] = dict(settings)  # normalized: torch accepts them as they are
@@ -191,7 +197,7 @@ class SwitchableLoader:
         # RNG draws each epoch repeats whatever loads it: persistent workers draw one seed
         # for the loader's life, others one per epoch. The sampler's order depends on them.
         script = normalized({k: v for k, v in (own or self._settings).items() if k in KEYS})
-        self._draws_once = script["persistent_workers"]
+        self._draws_once = script[PERSISTENT_WORKERS]
         self._fallback: Settings | None = None  # the last settings that delivered a batch
         self._proven = True  # the loader's own settings are the user's choice, never on trial
         self._pending: Settings | None = None
@@ -285,7 +291,7 @@ class SwitchableLoader:
                 except StopIteration:
                     assert seg is not None
                     if seg.view is None or not seg.view.stopped:
-                        if seg.settings["persistent_workers"]:
+                        if seg.settings[PERSISTENT_WORKERS]:
                             self._kept, seg = seg, None
                         return
                     seg.close()

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from autotune.contract import ProbeSettings
+from autotune.contract import DEFAULT_PREFETCH, LoaderConfig, ProbeSettings
 from autotune.hardware import job_cores
 from autotune.probe.measure._meter import Meter
 from autotune.probe.measure._samples import count_samples, map_tensors
@@ -122,14 +122,14 @@ def _cache(it: Any, batch_size: int) -> tuple[Dataset[Any] | None, str]:
 
 
 def _loader(it: Any, cached: Dataset[Any], workers: int) -> DataLoader[Any]:
-    kwargs: dict[str, Any] = {
-        "collate_fn": it._collate_fn,
-        "pin_memory": bool(it._pin_memory),
-        "num_workers": workers,
-    }
-    if workers > 0:
-        kwargs["prefetch_factor"] = getattr(it, "_prefetch_factor", None) or 2
-        kwargs["persistent_workers"] = True  # the machinery's steady rate, not epoch starts
+    # Persistent: the machinery's steady rate, not epoch starts.
+    kwargs: dict[str, Any] = LoaderConfig(
+        num_workers=workers,
+        prefetch_factor=getattr(it, "_prefetch_factor", None) or DEFAULT_PREFETCH,
+        pin_memory=bool(it._pin_memory),
+        persistent_workers=True,
+    ).dataloader_values()
+    kwargs["collate_fn"] = it._collate_fn
     if it._dataset_kind == 1 or not it._auto_collation:
         size = getattr(it._index_sampler, "batch_size", None) if it._auto_collation else None
         return DataLoader(cached, batch_size=size, shuffle=False, **kwargs)

@@ -19,6 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autotune.contract import (
+    NUM_WORKERS,
+    PERSISTENT_WORKERS,
+    PIN_MEMORY,
+    PREFETCH_FACTOR,
+    TUNED_KEYS,
     LoaderConfig,
     OthersOrder,
     PassReport,
@@ -45,17 +50,13 @@ MAX_REPORTS = 64
 
 def other_settings(config: LoaderConfig | None, script: dict[str, Any]) -> Settings:
     """The worker settings of ``config`` over the script's own (all of them: None)."""
-    own = {k: script.get(k) for k in ("num_workers", "prefetch_factor", "pin_memory")}
-    own["persistent_workers"] = script.get("persistent_workers")
+    own = {k: script.get(k) for k in TUNED_KEYS}
     if config is not None:
-        asked = {
-            "num_workers": config.num_workers,
-            "prefetch_factor": config.prefetch_factor,
-            "persistent_workers": config.persistent_workers,
-        }
+        # Its pin_memory is the training loader's: the other loaders keep their own.
+        asked = {k: getattr(config, k) for k in TUNED_KEYS if k != PIN_MEMORY}
         own.update({k: v for k, v in asked.items() if v is not None})
         if config.num_workers is not None and config.prefetch_factor is None:
-            own["prefetch_factor"] = None  # torch's default for the new count
+            own[PREFETCH_FACTOR] = None  # torch's default for the new count
     return normalized(own)
 
 
@@ -146,10 +147,7 @@ class LivePasses:
             return
         self._per_loader[timed.name] = count + 1
         loader = timed.loader
-        settings = timed.settings or normalized(
-            {k: getattr(loader, k, None) for k in ("num_workers", "prefetch_factor",
-                                                   "pin_memory", "persistent_workers")}
-        )  # fmt: skip
+        settings = timed.settings or normalized({k: getattr(loader, k, None) for k in TUNED_KEYS})
         switch = self._patch.switchable_of(loader)
         abandoned = ""
         if switch is not None:
@@ -171,8 +169,8 @@ class LivePasses:
             batches=timed.batches,
             seconds=timed.ended - timed.started,
             epoch_s=epoch,
-            num_workers=int(settings["num_workers"]),
-            persistent_workers=bool(settings["persistent_workers"]),
+            num_workers=int(settings[NUM_WORKERS]),
+            persistent_workers=bool(settings[PERSISTENT_WORKERS]),
             order=timed.order,
             abandoned=abandoned,
         )

@@ -18,6 +18,7 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from autotune.contract import (
+    NUM_WORKERS,
     EpochFigures,
     Mode,
     ProbeResult,
@@ -137,7 +138,7 @@ class BatchPhase(BasePhase):
 def _note_workers(meter: Meter, patch: LoaderPatch, it: Iterator[Any]) -> None:
     # The loader, not the iterator: a library subclass's own iterator is a generator.
     loader = patch.current_loader
-    workers = getattr(loader, "num_workers", None) or getattr(it, "_num_workers", 0)
+    workers = getattr(loader, NUM_WORKERS, None) or getattr(it, "_num_workers", 0)
     meter.workers = max(meter.workers, int(workers or 0))
 
 

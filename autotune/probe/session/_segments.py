@@ -32,6 +32,7 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from autotune.contract import (
+    NUM_WORKERS,
     AdaptOrder,
     Drift,
     LoaderConfig,
@@ -324,5 +325,5 @@ def _workers(switch: SwitchableLoader | None, loader: object) -> int:
     """Workers loading the batches a segment measures: its windows close on whole turns of
     them (``Meter``: workers in phase deliver in bursts)."""
     if switch is not None:
-        return int(switch.serving.get("num_workers") or 0)
-    return int(getattr(loader, "num_workers", 0) or 0)
+        return int(switch.serving.get(NUM_WORKERS) or 0)
+    return int(getattr(loader, NUM_WORKERS, 0) or 0)

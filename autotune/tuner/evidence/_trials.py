@@ -13,7 +13,15 @@ from typing import Any
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune import state
-from autotune.contract import FAILED_STATUSES, LoaderConfig, ProbeResult
+from autotune.contract import (
+    BATCH_SIZE,
+    FAILED_STATUSES,
+    PERSISTENT_WORKERS,
+    PIN_MEMORY,
+    PREFETCH_FACTOR,
+    LoaderConfig,
+    ProbeResult,
+)
 from autotune.state import Role, usable
 
 
@@ -57,7 +65,7 @@ def best_usable(trials: Iterable[FrozenTrial]) -> FrozenTrial | None:
 
 
 # The loader's own settings, which a loader may keep whatever a trial asks.
-_KEPT_BY_LOADER = ("prefetch_factor", "pin_memory", "persistent_workers", "batch_size")
+_KEPT_BY_LOADER = (PREFETCH_FACTOR, PIN_MEMORY, PERSISTENT_WORKERS, BATCH_SIZE)
 
 
 def kept_by_loader(trials: Iterable[FrozenTrial]) -> dict[str, Any]:

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from autotune.answer import UNTUNED_SHARE, OtherLoaders
 from autotune.contract import (
+    NUM_WORKERS,
+    PERSISTENT_WORKERS,
     LoaderConfig,
     OthersOrder,
     PassReport,
@@ -92,8 +94,8 @@ class LiveOthers:
                 "at_s": round(time.monotonic() - self._started, 3),
                 "seconds": report.seconds,
                 "batches": report.batches,
-                "num_workers": report.num_workers,
-                "persistent_workers": report.persistent_workers,
+                NUM_WORKERS: report.num_workers,
+                PERSISTENT_WORKERS: report.persistent_workers,
                 "abandoned": report.abandoned or None,
                 "iterable": report.iterable,
             }

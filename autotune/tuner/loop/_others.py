@@ -23,7 +23,7 @@ import optuna
 
 from autotune import state
 from autotune.answer import UNTUNED_SHARE, OtherLoaders
-from autotune.contract import EpochFigures, LoaderConfig, LoaderPass, ProbeResult
+from autotune.contract import NUM_WORKERS, EpochFigures, LoaderConfig, LoaderPass, ProbeResult
 from autotune.state import baseline_of, record_of
 from autotune.tuner.evidence import recommended_trial, trial_config
 
@@ -106,7 +106,7 @@ def tune_others(
     streams = any(p.iterable for p in heavy)
     written_batches = _stream_batches(first, keys)
     written = min((p.num_workers for p in heavy), default=0)
-    tried: list[dict[str, float | int | None]] = [{"num_workers": written, "seconds": reference}]
+    tried: list[dict[str, float | int | None]] = [{NUM_WORKERS: written, "seconds": reference}]
     if reference is None:
         return OtherLoaders(
             loaders=names,
@@ -148,7 +148,7 @@ class Climb:
     def __init__(self, written: int, reference: float, top: int = MAX_WORKERS) -> None:
         self.reference = self.best_s = reference
         self.chosen: LoaderConfig | None = None
-        self.tried: list[dict[str, Any]] = [{"num_workers": written, "seconds": reference}]
+        self.tried: list[dict[str, Any]] = [{NUM_WORKERS: written, "seconds": reference}]
         self.stopped: str | None = None  # why the climb ended, once it has
         self._next = max(2, 2 * written)
         self._top = top
@@ -166,7 +166,7 @@ class Climb:
         candidate = self.candidate()
         if candidate is None:
             return
-        self.tried.append({"num_workers": self._next, "seconds": seconds, **more})
+        self.tried.append({NUM_WORKERS: self._next, "seconds": seconds, **more})
         if seconds is None or seconds > self.best_s * (1 - GAIN):
             self.stopped = "no worker count made their passes faster"
             return
@@ -175,7 +175,7 @@ class Climb:
 
     def failed(self, why: str, **more: Any) -> None:
         """The candidate failed: the climb ends below it."""
-        self.tried.append({"num_workers": self._next, "seconds": None, **more})
+        self.tried.append({NUM_WORKERS: self._next, "seconds": None, **more})
         self.stopped = why
 
     def outcome(self, names: list[str]) -> OtherLoaders:

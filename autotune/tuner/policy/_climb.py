@@ -34,7 +34,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune import state
-from autotune.contract import NO_PREFETCH_FRAMEWORKS, LoaderConfig, ProbeResult
+from autotune.contract import DEFAULT_PREFETCH, NO_PREFETCH_FRAMEWORKS, LoaderConfig, ProbeResult
 from autotune.state import baseline_of, compared_windows, role, usable
 from autotune.tuner.evidence import (
     CPU_BUSY,
@@ -233,7 +233,7 @@ def _steps(study: optuna.Study, space: SearchSpace, best: FrozenTrial) -> list[L
         # Below a failure: toward it, never past the middle of the bracket, until closed.
         wide = int(cap) > workers * (1 + CLOSED_GAP)
         above = min(above or 0, _between(workers, int(cap) + 1)) if wide else None
-    prefetch = config.prefetch_factor or 2
+    prefetch = config.prefetch_factor or DEFAULT_PREFETCH
     deeper = replace(config, prefetch_factor=min(PREFETCH_MAX, 4 * prefetch))
     more = replace(config, num_workers=above) if above and above != workers else None
     fewer = replace(config, num_workers=workers // 2) if workers // 2 else None

@@ -14,7 +14,7 @@ from optuna.trial import FrozenTrial
 
 from autotune import state
 from autotune.answer import Diagnosis
-from autotune.contract import LoaderConfig, ProbeResult
+from autotune.contract import DEFAULT_PREFETCH, LoaderConfig, ProbeResult
 from autotune.state import SeedRecord, baseline_of, compared_windows, usable
 from autotune.tuner.evidence import (
     MAX_CEILING_GAP,
@@ -313,12 +313,14 @@ def seeds(
         ),
     )
     workers = seed.workers if seed.workers is not None else (script.num_workers or 0)
-    first = LoaderConfig(num_workers=workers, prefetch_factor=2, persistent_workers=True)
+    first = LoaderConfig(
+        num_workers=workers, prefetch_factor=DEFAULT_PREFETCH, persistent_workers=True
+    )
     if warm is not None:
         seed = replace(seed, workers=warm.workers, warm=warm.note(seed.predicted or 0))
         first = LoaderConfig(
             num_workers=warm.workers,
-            prefetch_factor=warm.config.prefetch_factor or 2,
+            prefetch_factor=warm.config.prefetch_factor or DEFAULT_PREFETCH,
             persistent_workers=bool(warm.config.persistent_workers),
         )
         workers = warm.workers

@@ -5,6 +5,7 @@ from __future__ import annotations
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune.contract import NUM_WORKERS
 from autotune.state import compared_windows
 from autotune.tuner.evidence import NEAR, NOISE_FLOOR, load_noise, steady_load
 
@@ -55,11 +56,11 @@ class WindowPruner(optuna.pruners.BasePruner):
                 continue
             low = min(compared_windows(t))
             if best_low is None or low > best_low:
-                best_low, best_workers = low, int(t.params.get("num_workers") or 0)
+                best_low, best_workers = low, int(t.params.get(NUM_WORKERS) or 0)
         if best_low is None:
             return False
         margin = self.margin if len(values) >= self.min_windows else self.first_margin
-        if 0 < int(trial.params.get("num_workers") or 0) < best_workers:
+        if 0 < int(trial.params.get(NUM_WORKERS) or 0) < best_workers:
             # Fewer workers than the best, and near it: a knee the pick may take, whose
             # windows confirmation needs whole (``NEAR``: probes drift by as much).
             margin = max(margin, NEAR)

@@ -14,7 +14,15 @@ from typing import Any
 
 import optuna
 
-from autotune.contract import LoaderConfig
+from autotune.contract import (
+    BATCH_SIZE,
+    DEFAULT_PREFETCH,
+    NUM_WORKERS,
+    PERSISTENT_WORKERS,
+    PIN_MEMORY,
+    PREFETCH_FACTOR,
+    LoaderConfig,
+)
 
 PREFETCH_MAX = 8
 STREAMS_MAX = 4
@@ -50,20 +58,20 @@ class SearchSpace:
         return cls(max_workers=top, cuda=cuda, batch_sizes=sizes, threads=threads)
 
     def suggest(self, trial: optuna.Trial) -> LoaderConfig:
-        workers = trial.suggest_int("num_workers", 0, self.max_workers)
+        workers = trial.suggest_int(NUM_WORKERS, 0, self.max_workers)
         prefetch = persistent = None
         if workers > 0:
-            prefetch = trial.suggest_int("prefetch_factor", 1, PREFETCH_MAX)
-            persistent = trial.suggest_categorical("persistent_workers", [False, True])
+            prefetch = trial.suggest_int(PREFETCH_FACTOR, 1, PREFETCH_MAX)
+            persistent = trial.suggest_categorical(PERSISTENT_WORKERS, [False, True])
         pin = streams = device = None
         if self.cuda:
             device = str(trial.suggest_categorical("device", ["cuda", "cpu"]))
             if device == "cuda":
-                pin = bool(trial.suggest_categorical("pin_memory", [False, True]))
+                pin = bool(trial.suggest_categorical(PIN_MEMORY, [False, True]))
                 streams = trial.suggest_int("num_streams", 0, STREAMS_MAX)
         batch = None
         if self.batch_sizes:
-            batch = int(trial.suggest_categorical("batch_size", list(self.batch_sizes)))
+            batch = int(trial.suggest_categorical(BATCH_SIZE, list(self.batch_sizes)))
         threads = None
         if self.threads:
             chosen = trial.suggest_categorical("threads", list(self.threads))
@@ -82,18 +90,20 @@ class SearchSpace:
     def params(self, config: LoaderConfig) -> dict[str, Any]:
         """Optuna params for a concrete config (to enqueue it), clamped into the space."""
         workers = min(self.max_workers, max(0, config.num_workers or 0))
-        out: dict[str, Any] = {"num_workers": workers}
+        out: dict[str, Any] = {NUM_WORKERS: workers}
         if workers > 0:
-            out["prefetch_factor"] = min(PREFETCH_MAX, max(1, config.prefetch_factor or 2))
-            out["persistent_workers"] = bool(config.persistent_workers)
+            out[PREFETCH_FACTOR] = min(
+                PREFETCH_MAX, max(1, config.prefetch_factor or DEFAULT_PREFETCH)
+            )
+            out[PERSISTENT_WORKERS] = bool(config.persistent_workers)
         if self.cuda:
             device = config.device or "cuda"
             out["device"] = device
             if device == "cuda":
-                out["pin_memory"] = bool(config.pin_memory)
+                out[PIN_MEMORY] = bool(config.pin_memory)
                 out["num_streams"] = min(STREAMS_MAX, config.num_streams or 0)
         if self.batch_sizes and config.batch_size in self.batch_sizes:
-            out["batch_size"] = config.batch_size
+            out[BATCH_SIZE] = config.batch_size
         if self.threads:
             out["threads"] = config.threads if config.threads in self.threads else None
         return out
@@ -102,15 +112,15 @@ class SearchSpace:
         """Distributions matching ``params``, for trials measured outside ``study.ask``."""
         dist = optuna.distributions
         table: dict[str, Any] = {
-            "num_workers": dist.IntDistribution(0, self.max_workers),
-            "prefetch_factor": dist.IntDistribution(1, PREFETCH_MAX),
-            "persistent_workers": dist.CategoricalDistribution([False, True]),
+            NUM_WORKERS: dist.IntDistribution(0, self.max_workers),
+            PREFETCH_FACTOR: dist.IntDistribution(1, PREFETCH_MAX),
+            PERSISTENT_WORKERS: dist.CategoricalDistribution([False, True]),
             "device": dist.CategoricalDistribution(["cuda", "cpu"]),
-            "pin_memory": dist.CategoricalDistribution([False, True]),
+            PIN_MEMORY: dist.CategoricalDistribution([False, True]),
             "num_streams": dist.IntDistribution(0, STREAMS_MAX),
         }
         if self.batch_sizes:
-            table["batch_size"] = dist.CategoricalDistribution(list(self.batch_sizes))
+            table[BATCH_SIZE] = dist.CategoricalDistribution(list(self.batch_sizes))
         if self.threads:
             table["threads"] = dist.CategoricalDistribution(list(self.threads))
         return {k: table[k] for k in params}
