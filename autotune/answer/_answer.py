@@ -13,12 +13,6 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 from autotune.contract import (
-    DEFAULT_PREFETCH,
-    NUM_WORKERS,
-    PERSISTENT_WORKERS,
-    PIN_MEMORY,
-    PREFETCH_FACTOR,
-    LoaderConfig,
     MeasuredLoader,
 )
 
@@ -214,98 +208,14 @@ class Answer:
 
     def snippet(self) -> str:
         """The settings to paste, in the terms of the framework the script uses, and the
-        stream/device notes they need."""
-        rec = self.recommended
-        if rec is None:
-            return "# no recommendation yet: no trial was measured in full"
-        values = LoaderConfig.from_dict(rec.config).dataloader_values()
-        ranks = self.nproc_per_node
-        head = f"# autotune study {self.study}: {rec.samples_per_s or 0:.0f} samples/s"
-        if ranks > 1:
-            head += f" (the job's, {ranks} ranks)"
-        if self.speedup:
-            head += f", {self.speedup:.2f}x the script as written"
-        lines = [head]
-        if ranks > 1:
-            lines.append(f"# per rank: each of the {ranks} ranks builds its loader with these")
-        measured = self.measured_loader
-        built_by = measured.built_by if measured else None
-        name = measured.loader if measured else None
-        if measured is not None and measured.iterable and measured.batch_size is None:
-            # Batching off (the dataset yields whole batches, as WebDataset's .batched()
-            # does): torch's default of 1 would batch the batches again.
-            values = {"batch_size": None, **values}
-        lines += _framework_lines(self.framework, values, built_by, self.others, name)
-        if rec.config.get("num_streams"):
-            lines.append(
-                f"# copy batches to the GPU on {rec.config['num_streams']} CUDA streams: "
-                "`autotune run` applies this for you"
-            )
-        base = (self.baseline.config if self.baseline else None) or {}
-        if rec.config.get("device") == "cpu" and base.get("device") == "cuda":
-            lines.append("# measured faster on the CPU: run with CUDA_VISIBLE_DEVICES=''")
-        if rec.config.get("threads"):
-            lines.append(
-                f"# torch.set_num_threads({rec.config['threads']}) before training (or "
-                f"OMP_NUM_THREADS={rec.config['threads']}): `autotune run` applies this for you"
-            )
-        lines += _other_lines(self.others, self.epoch, self.framework)
-        return "\n".join(lines)
+        stream/device notes they need (``_snippet.py``)."""
+        from autotune.answer._snippet import snippet
+
+        return snippet(self)
 
 
 # Share of the epoch as written an untuned loader's pass must take for the snippet to name it.
 UNTUNED_SHARE = 0.1
-
-
-def _other_lines(
-    others: OtherLoaders | None, epoch: Epoch | None, framework: str | None = None
-) -> list[str]:
-    """The evaluation loaders' own settings where they were tuned; else the other loaders
-    whose passes take a real share of the epoch, named as untuned."""
-    if framework == "fastai":
-        if others is None or others.config is None:
-            return _fastai_untuned(epoch, others)
-        return []  # in the dataloaders() line itself: its dl_kwargs
-    if others is None or others.config is None:
-        return _untuned_passes(epoch, others)
-    values = LoaderConfig.from_dict(others.config).dataloader_values()
-    return [
-        f"# and for {', '.join(others.loaders)}: {_took(others)} with:",
-        f"eval_loader = DataLoader(eval_dataset, {_kwargs(values)})",
-    ]
-
-
-def _untuned_passes(epoch: Epoch | None, others: OtherLoaders | None = None) -> list[str]:
-    """The other loaders whose passes take a real share of the epoch: these settings are the
-    training loader's only, so the user is told where the rest of the epoch goes."""
-    if epoch is None or not epoch.as_written_s:
-        return []
-    lines = []
-    if others is not None and others.reason:
-        lines.append(f"# the other loaders keep their settings: {others.reason}")
-    for p in epoch.passes:
-        share = p.seconds / epoch.as_written_s
-        if share >= UNTUNED_SHARE:
-            at = f" at {p.site}" if p.site else ""
-            lines.append(
-                f"# not tuned: the {p.dataset} loader{at} ({p.num_workers} workers) takes "
-                f"{share:.0%} of each epoch as written"
-            )
-    return lines
-
-
-def _fastai_untuned(epoch: Epoch | None, others: OtherLoaders | None) -> list[str]:
-    """fastai's validation DataLoader takes the dataloaders() arguments too: its passes that
-    take a real share of the epoch are named as not measured with them, not as left alone."""
-    if epoch is None or not epoch.as_written_s:
-        return []
-    why = f": {others.reason}" if others is not None and others.reason else ""
-    return [
-        f"# its {p.dataset} pass ({p.num_workers} workers as written, "
-        f"{p.seconds / epoch.as_written_s:.0%} of each epoch) was not measured with these{why}"
-        for p in epoch.passes
-        if p.seconds / epoch.as_written_s >= UNTUNED_SHARE
-    ]
 
 
 def _build(cls: Any, raw: dict[str, Any] | None) -> Any:
@@ -313,98 +223,3 @@ def _build(cls: Any, raw: dict[str, Any] | None) -> Any:
         return None
     known = {f.name for f in fields(cls)}
     return cls(**{k: v for k, v in raw.items() if k in known})
-
-
-# The Trainer's names for the DataLoader arguments it builds its loaders with.
-_TRAINER_ARGS = {
-    NUM_WORKERS: "dataloader_num_workers",
-    PREFETCH_FACTOR: "dataloader_prefetch_factor",
-    PERSISTENT_WORKERS: "dataloader_persistent_workers",
-    PIN_MEMORY: "dataloader_pin_memory",
-}
-# fastai's name for the batch size; the other settings are the DataLoader's own names.
-_FASTAI_ARGS = {"batch_size": "bs"}
-
-
-def _kwargs(values: dict[str, Any], names: dict[str, str] | None = None, prefix: str = "") -> str:
-    return ", ".join(f"{prefix}{(names or {}).get(k, k)}={v!r}" for k, v in values.items())
-
-
-def _took(others: OtherLoaders) -> str:
-    """The other loaders' passes as written and tuned, for the snippet's comment."""
-    return (
-        f"its passes took {others.as_written_s or 0:.2f} s an epoch as written, "
-        f"{others.tuned_s or 0:.2f} s"
-    )
-
-
-def _framework_lines(
-    framework: str | None,
-    values: dict[str, Any],
-    built_by: str | None = None,
-    others: OtherLoaders | None = None,
-    loader: str | None = None,
-) -> list[str]:
-    """The settings where the user edits them: the library's own arguments where a library
-    builds the loader from them, else the DataLoader(...) call the script makes."""
-    if framework == "transformers":
-        args = _kwargs({k: v for k, v in values.items() if k in _TRAINER_ARGS}, _TRAINER_ARGS)
-        lines = [f"args = TrainingArguments(..., {args})"]
-        lines.append("# the Trainer builds its eval loader with these too")
-        if "batch_size" in values:
-            lines.append(f"# batch size: per_device_train_batch_size={values['batch_size']!r}")
-        return lines
-    if framework == "skorch":
-        # The net's class (the user's own subclass included) is what the script constructs.
-        net = (built_by or "").split(".", 1)[0] or "NeuralNet"
-        return [
-            "# skorch builds the training DataLoader from the net's iterator_train__* arguments:",
-            f"net = {net}(..., {_kwargs(values, prefix='iterator_train__')})",
-        ]
-    if framework == "mmengine":
-        return [
-            "# MMEngine's Runner builds the DataLoader from the train_dataloader dict (in "
-            "Runner(...) or the config); keep its dataset and sampler:",
-            f"train_dataloader=dict(..., {_kwargs(values)})",
-        ]
-    if framework == "fastai":
-        # fastai's DataLoader takes no prefetch_factor (NO_PREFETCH_FRAMEWORKS): it keeps 2.
-        taken = {k: v for k, v in values.items() if k != PREFETCH_FACTOR}
-        lines = ["# fastai builds its DataLoaders from the arguments of dataloaders():"]
-        if others is not None and others.config is not None:
-            # The validation DataLoader's arguments are these with the second entry of
-            # dl_kwargs merged over them; fastai's DataLoader keeps prefetch at 2.
-            own = LoaderConfig.from_dict(others.config).dataloader_values()
-            valid = {k: v for k, v in own.items() if k != PREFETCH_FACTOR}
-            lines += [
-                f"dls = dblock.dataloaders(source, {_kwargs(taken, _FASTAI_ARGS)}, "
-                f"dl_kwargs=[{{}}, {valid!r}])",
-                f"# dl_kwargs' second entry is the validation DataLoader's own: "
-                f"{_took(others)} with it",
-            ]
-        else:
-            lines += [
-                f"dls = dblock.dataloaders(source, {_kwargs(taken, _FASTAI_ARGS)})",
-                "# fastai builds the validation DataLoader with these too",
-            ]
-        if values.get(PREFETCH_FACTOR) not in (None, DEFAULT_PREFETCH):
-            lines.append(
-                f"# measured with prefetch_factor={values['prefetch_factor']!r}, which no "
-                "argument of fastai's DataLoader sets (it keeps 2)"
-            )
-        return lines
-    call = f"DataLoader(dataset, {_kwargs(values)})"
-    if framework is None and loader and loader.isidentifier():
-        # The script's own loader class (WebDataset's WebLoader, torchdata's
-        # StatefulDataLoader): a DataLoader that takes the same arguments.
-        call = f"{loader}(dataset, {_kwargs(values)})"
-    if framework == "lightning":
-        return [
-            "# in your LightningDataModule's (or LightningModule's) train_dataloader():",
-            f"return {call}",
-        ]
-    if framework == "fabric":
-        return ["# the DataLoader you pass to fabric.setup_dataloaders():", f"loader = {call}"]
-    if framework == "accelerate":
-        return ["# the DataLoader you pass to accelerator.prepare():", f"loader = {call}"]
-    return [f"loader = {call}"]
