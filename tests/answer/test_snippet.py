@@ -1,4 +1,4 @@
-"""The snippet to paste, in the terms of the place the user edits (autotune/answer.py)."""
+"""The snippet to paste, in the terms of the place the user edits (autotune/answer/_snippet.py)."""
 
 from __future__ import annotations
 
