@@ -257,10 +257,11 @@ def _warm(
     """The stored answer this study starts from (``warm_start``), bounded like any seed by the
     search space and by the machine's hard bounds (memory, open files), not by its cores: a
     stored answer measured more workers than cores to be faster on this hardware."""
-    now = shape_now(result, seed.predicted)
+    known = state.load(study)
+    now = shape_now(result, seed.predicted, machine.per_rank(ceiling_rate(known.ceiling)))
     if seed.workers is None or seed.predicted is None or now is None:
         return None  # no input bottleneck, or a shape that cannot be compared
-    identity = state.load(study).identity
+    identity = known.identity
     warm = warm_start(
         state.stored_shapes(study),
         own=study.study_name,

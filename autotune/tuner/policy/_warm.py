@@ -25,6 +25,7 @@ from autotune import state
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import Shape, StoredShape, baseline_of
 from autotune.tuner.evidence import (
+    ceiling_rate,
     load_time_per_batch,
     most_workers,
     recommended_trial,
@@ -57,12 +58,19 @@ class Warm:
         )
 
 
-def shape_now(result: ProbeResult, predicted: int | None) -> tuple[int, float, float] | None:
-    """This baseline's batch size, load and step seconds per batch; None where unknown."""
-    load, step = load_time_per_batch(result), result.compute_per_batch_s
-    if not predicted or not result.batch_size or not load or not step or load <= 0 or step <= 0:
+def shape_now(
+    result: ProbeResult, predicted: int | None, ceiling: float | None
+) -> tuple[int, float, float] | None:
+    """This baseline's batch size, load and step seconds per batch; None where unknown. The
+    step is the compute ceiling's where that is shorter, as the model takes it
+    (``seed_workers``): a step that waited for data runs slower, by how much depends on the
+    machine's load at that moment (4x apart on two runs of one script)."""
+    load, step, batch = load_time_per_batch(result), result.compute_per_batch_s, result.batch_size
+    if step and batch and ceiling:
+        step = min(step, batch / ceiling)
+    if not predicted or not batch or not load or not step or load <= 0 or step <= 0:
         return None
-    return result.batch_size, load, step
+    return batch, load, step
 
 
 def _within(a: float, b: float) -> bool:
@@ -135,7 +143,9 @@ def answer_shape(study: optuna.Study) -> Shape | None:
     if best is None or result is None:
         return None
     config = trial_config(best)
-    now = shape_now(result, known.seed.predicted)
+    ceiling = ceiling_rate(known.ceiling)
+    ranks = known.identity.nproc_per_node
+    now = shape_now(result, known.seed.predicted, ceiling / ranks if ceiling else None)
     if not config.num_workers or now is None:
         return None
     batch, load, step = now

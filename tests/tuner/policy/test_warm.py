@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from autotune import state
-from autotune.contract import LoaderConfig
+from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import Shape, StoredShape
 from autotune.tuner.policy import answer_shape, warm_start
+from autotune.tuner.policy._warm import shape_now
 from tests.store.factory import close_storages, hardware, make_study, storage_for
 
 HW = hardware()["id"]
@@ -121,3 +122,18 @@ def test_a_finished_study_keeps_its_shape_and_the_others_read_it(tmp_path: Path)
         assert answer_shape(unfinished) is None
     finally:
         close_storages()
+
+
+def test_the_step_compared_is_the_one_the_model_takes_not_a_step_that_waited() -> None:
+    # The same script's baseline read a 15 ms and a 60 ms step on two runs (the machine's
+    # load): its compute ceiling's step, the shorter, is what both compare.
+    waited = ProbeResult(
+        applied_config=LoaderConfig(num_workers=0),
+        data_wait_fraction=0.9,
+        wait_per_batch_s=0.135,
+        compute_per_batch_s=0.06,
+        batch_size=32,
+    )
+    assert shape_now(waited, 12, None) == (32, 0.135, 0.06)
+    assert shape_now(waited, 12, 32 / 0.003) == (32, 0.135, 0.003)
+    assert shape_now(waited, None, 32 / 0.003) is None  # no prediction: nothing to scale
