@@ -85,6 +85,29 @@ def _knee(
     return knee_sentence(workers, rate, line)
 
 
+def _overturned(
+    trials: list[optuna.trial.FrozenTrial],
+    best: optuna.trial.FrozenTrial | None,
+    confirmation: Confirmation | None,
+) -> str | None:
+    """Why the recommendation is not the trial the search ranked first, where confirmation's
+    re-measures put it ahead (the search's stop line names the search's best)."""
+    if best is None or confirmation is None or not confirmation.candidates:
+        return None
+    ranked = best_usable(trials)
+    again = {c.trial: c.median for c in confirmation.candidates}
+    if ranked is None or ranked.number == best.number:
+        return None
+    mine, theirs = again.get(best.number), again.get(ranked.number)
+    if not mine or not theirs:
+        return None
+    return (
+        f"#{best.number} and #{ranked.number} re-measured afresh, interleaved: #{best.number} "
+        f"ran {mine:,.0f} samples/s, #{ranked.number} {theirs:,.0f}; the search's own probes "
+        f"had ranked #{ranked.number} first"
+    )
+
+
 def _measured_loader(trial: optuna.trial.FrozenTrial | None) -> MeasuredLoader | None:
     if trial is None:
         return None
@@ -164,7 +187,15 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         verdict=known.verdict,
         stop_reason=known.stop_reason,
         choice=(confirmation.choice if confirmation is not None else None)
-        or _knee(trials, best, best_rate, confirmation),
+        or "; ".join(
+            s
+            for s in (
+                _overturned(trials, best, confirmation),
+                _knee(trials, best, best_rate, confirmation),
+            )
+            if s
+        )
+        or None,
         cores=cores_text(identity.hardware),
         started_from=known.seed.from_study if known.seed is not None else None,
         trials=Counts(
