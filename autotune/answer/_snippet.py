@@ -41,6 +41,14 @@ def snippet(answer: Answer) -> str:
         # does): torch's default of 1 would batch the batches again.
         values = {"batch_size": None, **values}
     lines += _framework_lines(answer.framework, values, built_by, answer.others, name)
+    workers = int(values.get(NUM_WORKERS) or 0)
+    if measured is not None and measured.iterable and measured.batch_size and workers > 1:
+        # torch batches each worker's share of the stream apart: the samples are the same,
+        # the epoch's last batches are not.
+        lines.append(
+            f"# over an IterableDataset each of the {workers} workers batches its own share: an "
+            f"epoch may end with up to {workers} partial batches (drop_last=True drops them)"
+        )
     if rec.config.get("num_streams"):
         lines.append(
             f"# copy batches to the GPU on {rec.config['num_streams']} CUDA streams: "

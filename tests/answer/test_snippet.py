@@ -65,6 +65,18 @@ def test_a_stream_of_whole_batches_keeps_batching_off_in_its_call() -> None:
         assert ("batch_size" in call) is kept  # a batch_sampler's loader: no size to write
 
 
+def test_an_iterable_datasets_workers_are_said_to_end_the_epoch_with_partial_batches() -> None:
+    # 94 batches as written, 96 with 4 workers: each worker batches its share apart.
+    for iterable, said in ((True, True), (False, False)):
+        loader = MeasuredLoader("DataLoader", "IterableDataset", 32, iterable=iterable)
+        answer = Answer(
+            study="s",
+            measured_loader=loader,
+            recommended=Recommended(trial=1, config=CONFIG, samples_per_s=100.0),
+        )
+        assert ("up to 4 partial batches" in answer.snippet()) is said
+
+
 def test_skorch_gets_the_nets_iterator_train_arguments_on_the_nets_own_class() -> None:
     lines = _snippet("skorch", "MyNet.fit").splitlines()
     assert lines[2] == (
