@@ -132,6 +132,8 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
     base_script = record_of(base).script_config if base else None
     # Windows taken while another process used the cores: said, and the interval widened.
     interval, interference = account(known, finished, best, base)
+    if interval and interval[0] == interval[-1]:
+        interval = None  # one window: no interval to state, not a certain rate
     speedup = None
     if interference is not None and interference.get("comparison"):
         pass  # measured under different loads: a ratio of them is no speedup

@@ -42,3 +42,20 @@ def test_a_pick_that_re_measures_put_ahead_of_the_searchs_best_says_so(tmp_path:
         )
     finally:
         close_storages()
+
+
+def test_a_rate_from_one_window_states_no_interval(tmp_path: Path) -> None:
+    # A script that ended after one window of the pick: [2,577-2,577] read as certainty.
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    try:
+        study = make_study(url, "s", trials=3, failures=0)
+        best = max((t for t in study.trials if t.number), key=lambda t: t.value or 0.0)
+        for interval, stated in (([900.0, 900.0], None), ([880.0, 930.0], [880.0, 930.0])):
+            state.save_confirmation(
+                study,
+                Confirmation(winner=best.number, median=900.0, ci95=interval),
+            )
+            answer = summarize(study, url)
+            assert answer.recommended is not None and answer.recommended.ci95 == stated
+    finally:
+        close_storages()
