@@ -254,9 +254,12 @@ def thread_choices(baseline: FrozenTrial, machine: Machine) -> tuple[int | None,
 def _warm(
     study: optuna.Study, result: ProbeResult, seed: Seed, space: SearchSpace, machine: Machine
 ) -> Warm | None:
-    """The stored answer this study starts from (``warm_start``), bounded like any seed by the
-    search space and by the machine's hard bounds (memory, open files), not by its cores: a
-    stored answer measured more workers than cores to be faster on this hardware."""
+    """The stored answer this study starts from (``warm_start``), bounded like the model's
+    seed by the search space and the machine (``seed.cap``: free cores for CPU-bound loading,
+    memory, open files), except as far as the stored answer itself measured past that bound
+    on this hardware. None where it would seed what the model seeds anyway: a start that
+    changes nothing is not said to be one (cpu_bound's stored 2 workers, scaled to 3 on 2
+    cores, cost a trial)."""
     known = state.load(study)
     now = shape_now(result, seed.predicted, machine.per_rank(ceiling_rate(known.ceiling)))
     if seed.workers is None or seed.predicted is None or now is None:
@@ -273,9 +276,10 @@ def _warm(
     )
     if warm is None:
         return None
-    hard = machine_cap(cpu_count=machine.cpu_count, **machine_figures(study, machine))
-    workers = min(warm.workers, space.max_workers, hard.workers or warm.workers)
-    return replace(warm, workers=max(1, workers))
+    picked = warm.config.num_workers or 0
+    bound = max(seed.cap.workers, picked) if seed.cap.workers is not None else warm.workers
+    workers = max(1, min(warm.workers, space.max_workers, bound))
+    return None if workers == seed.workers else replace(warm, workers=workers)
 
 
 # Share of the as-written epoch its workers' start-up must take for no workers to be seeded.
@@ -318,12 +322,11 @@ def seeds(
         num_workers=workers, prefetch_factor=DEFAULT_PREFETCH, persistent_workers=True
     )
     if warm is not None:
+        # The stored worker count only: a deeper prefetch it carried is the climb's to try,
+        # and a seed that starts with one fills a longer queue before every window of its
+        # line (cpu_bound's warm searches took 1.5x the cold ones with prefetch 8 carried).
         seed = replace(seed, workers=warm.workers, warm=warm.note(seed.predicted or 0))
-        first = LoaderConfig(
-            num_workers=warm.workers,
-            prefetch_factor=warm.config.prefetch_factor or DEFAULT_PREFETCH,
-            persistent_workers=bool(warm.config.persistent_workers),
-        )
+        first = replace(first, num_workers=warm.workers)
         workers = warm.workers
     if cuda:
         first = replace(first, device="cuda", pin_memory=True, num_streams=1)

@@ -4,8 +4,8 @@ A finished study keeps its answer's ``Shape``: one batch's size, what it costs o
 process and the step, the worker count the model predicted from them, and the settings the
 search recommended. A new study on the same hardware (fingerprint and ranks) whose baseline
 has a like shape (each figure within ``WITHIN`` times the stored one) starts from that answer
-instead of the model's prediction alone: the stored count, scaled by how the two predictions
-differ, so the model's error on this machine is corrected by what was measured on it. An
+instead of the model's prediction alone: the stored worker count, scaled by how the two
+predictions differ, so the model's error on this machine is corrected by what was measured on it. An
 answer that sat at its own data's bound (as many workers as its dataset had shards, or an
 epoch had batches) says nothing of the model's error, only of that data: it starts only a
 search of the same script. The search then measures around the guess as it would around any
