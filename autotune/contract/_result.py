@@ -246,6 +246,12 @@ class ProbeResult:
     def ok(self) -> bool:
         return self.status == "ok"
 
+    @property
+    def measured(self) -> bool:
+        """Windows a comparison may use: a whole probe's, or those taken before the script's
+        own run ended (``ended_early``: a short script, fast at these settings)."""
+        return bool(self.windows) and self.status in ("ok", "ended_early")
+
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         # The measured loader's own JSON: ``switched_at`` only where a live run set it.

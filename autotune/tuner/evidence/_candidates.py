@@ -125,7 +125,7 @@ def measure(runs: list[Candidate], probe: Callable[[Candidate], ProbeResult]) ->
     for cand in runs:
         result = probe(cand)
         cand.probe_seconds += result.wall_s or 0.0
-        if result.ok and result.windows:
+        if result.measured:
             cand.remeasures.append(of_result(result))
             cand.interference = cand.readings().plus(of_result(result))
             cand.windows.extend(result.windows)

@@ -302,3 +302,35 @@ def test_a_re_measure_across_loads_takes_the_knee_along() -> None:
     probe = Recorder({0: [90, 92], 5: [300, 298], 2: [296, 299], 7: [294, 296]})
     result = confirm_plan(plan, probe)
     assert result.winner == 7, result.choice  # 3 workers reach the fastest, back to back
+
+
+def test_a_short_scripts_re_measures_count_the_windows_taken_before_it_ended() -> None:
+    # The whole run is 144 batches: at 48 workers each probe ends the script after one window
+    # ("ended_early"), in the search and in the re-measures alike.
+    from autotune.tuner.evidence._candidates import measure
+
+    leader = cand(3, 48, [5332.0])
+    ended = ProbeResult(status="ended_early", windows=[5100.0], wall_s=3.0)
+    measure([leader], lambda c: ended)
+    assert leader.windows == [5332.0, 5100.0] and leader.runs == 2
+    measure([leader], lambda c: ProbeResult(status="ended_early", windows=[], wall_s=3.0))
+    measure([leader], lambda c: ProbeResult(status="crashed", windows=[9e9], wall_s=3.0))
+    assert leader.windows == [5332.0, 5100.0]
+
+
+def test_re_measures_that_give_nothing_leave_the_searchs_windows_to_decide() -> None:
+    # Seen on a held-out script of 144 batches: the near-tie of two 48-worker configs was
+    # re-measured afresh, no re-measure produced a window, and the answer fell back to the
+    # script as written, 23x slower than either.
+    from autotune.tuner.evidence._candidates import Plan
+    from autotune.tuner.evidence._fresh import confirm_fresh
+
+    base = cand(0, -1, [229.0, 240.0, 222.0, 214.0, 238.0])
+    near, leader = cand(2, 48, [5098.0]), cand(3, 48, [5332.0])
+    plan = Plan([leader, near], base, True, False, "a near-tie", fresh=True, rounds=1)
+    empty = ProbeResult(status="ended_early", windows=[], wall_s=3.0)
+    result = confirm_fresh(plan, lambda c: empty, rounds=1)
+    assert result.incomparable is None, result
+    assert result.winner in (2, 3)
+    assert result.choice is not None and "the search's own windows decide" in result.choice
+    assert result.baseline_median == pytest.approx(229.0)
