@@ -263,12 +263,6 @@ class TrialDetail(TrialItem):
     )
     transport_by_workers: dict[int, float] | None = None
     transport_reason: str | None = None
-    started_from: str | None = Field(
-        None,
-        description="The stored study on this hardware whose answer, for a loader of like "
-        "shape, was the search's first guess (a warm start); null where the model's own "
-        "prediction was.",
-    )
     measured_loader: MeasuredLoader | None = Field(
         None,
         description="The loader measured: its type, dataset type, batch size, framework "
