@@ -125,6 +125,7 @@ def test_an_iterable_dataset_switches_at_the_next_epoch(
     ), switched
 
 
+@pytest.mark.alone  # its workers must allocate within the loader's 3 s timeout
 @pytest.mark.slow
 def test_a_config_over_the_memory_budget_is_switched_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
