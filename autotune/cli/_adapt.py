@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autotune.cli._common import err, fail, host_budget, literal, say, storage
-from autotune.cli._probe import ProgressReporter, describe_config
+from autotune.cli._progress import ProgressReporter, describe_config
 from autotune.contract import LoaderConfig, ProbeSettings, adapt_rank_dir
 from autotune.hardware import fingerprint, job_cores
 from autotune.runner import LiveRun, Target

@@ -12,7 +12,7 @@ from rich.table import Table
 from autotune._words import visible
 from autotune.cli import _segments as segments
 from autotune.cli._common import STORAGE_HELP, literal, out, print_json, say, storage, study
-from autotune.cli._probe import describe_config
+from autotune.cli._progress import describe_config
 from autotune.cli._render import render_summary
 
 

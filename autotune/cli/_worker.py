@@ -9,7 +9,8 @@ from pathlib import Path
 import typer
 
 from autotune.cli._common import STORAGE_HELP, err, fail, missing_sqlite, say, study
-from autotune.cli._probe import ProgressReporter, local_tuner
+from autotune.cli._probe import local_tuner
+from autotune.cli._progress import ProgressReporter
 from autotune.hardware import fingerprint
 from autotune.runner import Target
 

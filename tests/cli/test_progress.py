@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autotune.cli._probe import ProgressReporter, time_left
+from autotune.cli._progress import ProgressReporter, time_left
 from autotune.contract import LoaderConfig, ProbeResult
 
 
