@@ -169,13 +169,6 @@ def test_fastai_loader_is_measured_and_tuned_where_it_keeps_its_settings(tmp_pat
 
 @pytest.mark.alone  # a speedup asserted through the whole search
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="known weakness, issue 52: on some days 46 fastai workers on 2 cores thrash (677 "
-    "samples/s where 12 ran 2,300), the knee step drops from them to the cores (2 workers, "
-    "2.4x) and the peak between is never measured; failed 3 of 5 runs on 2026-11-28, on the "
-    "previous submission's code too",
-)
 def test_fastai_as_its_tutorials_write_it_reaches_what_its_loading_allows(tmp_path: Path) -> None:
     # DataBlock(get_items=..., splitter=RandomSplitter(...)).dataloaders(num_workers=0) and
     # Learner.fit, which runs a validation pass after each epoch: 3 ms a record, so tens of

@@ -229,7 +229,10 @@ def test_the_way_down_starts_at_the_fewest_workers_that_may_deliver_the_best_rat
     _add(study, 256, 720.0, prefetch=8, wait=0.9, cpu=0.01, space=wide)
     assert climb(study, wide, lambda _: None)
     assert _queued(study) == [7]
-    _run_queued(study, 730.0)  # it does: halving goes on from there
+    _run_queued(study, 730.0)  # it does, so far below 256 that a peak may lie between
+    assert climb(study, wide, lambda _: None)
+    assert _queued(study) == [42]
+    _run_queued(study, 735.0)  # none does: halving goes on from 7
     assert climb(study, wide, lambda _: None)
     assert _queued(study) == [3]
     _run_queued(study, 340.0)  # 3 and 7 bracket the knee
@@ -385,3 +388,43 @@ def test_the_note_names_a_cheaper_stand_in_as_such_not_as_the_best() -> None:
     _add(study, 8, 396.0, wait=0.6, cpu=0.05)  # reaches 16 within noise: the climb's stand-in
     assert climb(study, SPACE, notes.append)
     assert notes == ["  #2 (8 workers) reaches the fastest, #1: trying 4"], notes
+
+
+def test_a_cheaper_count_that_reaches_only_within_the_fastests_noise_probes_the_peak_between() -> (
+    None
+):
+    # 48 workers in bursts (median 878, what they sustain about 570) and 2 steady at 582: 2
+    # reaches 48 within its noise, yet far below its median, and nothing between is measured.
+    wide = SearchSpace(max_workers=64)
+    study, notes = _study(), []
+    _add(study, 0, 250.0, role="baseline", space=wide)
+    _add(study, 48, 878.0, wait=0.9, cpu=0.01, space=wide, windows=[1300.0, 878.0, 300.0])
+    _add(study, 2, 582.0, wait=0.8, cpu=0.1, space=wide, windows=[580.0, 582.0, 584.0])
+    assert not searched_around_best(study, wide)
+    assert climb(study, wide, notes.append)
+    assert _queued(study) == [10]  # the geometric midpoint of 2 and 48
+    assert "(2 workers) reaches the fastest, #1: trying 10" in notes[0], notes
+
+
+def test_once_the_middle_reads_alike_too_the_way_goes_down_to_the_knee() -> None:
+    wide = SearchSpace(max_workers=64)
+    study = _study()
+    _add(study, 0, 250.0, role="baseline", space=wide)
+    _add(study, 48, 880.0, wait=0.9, cpu=0.01, space=wide, windows=[900.0, 880.0, 860.0])
+    _add(study, 8, 875.0, wait=0.8, cpu=0.05, space=wide, windows=[870.0, 875.0, 880.0])
+    assert climb(study, wide, lambda _: None)
+    assert _queued(study) == [20]
+    _run_queued(study, 878.0)  # a plateau: the rate is flat from 8 to 48
+    assert climb(study, wide, lambda _: None)
+    assert _queued(study) == [4]
+
+
+def test_a_climb_the_range_cuts_shorter_than_a_probe_resolves_is_not_tried() -> None:
+    # 30 latency-bound workers in a range of 32: two more could add 7% at most, within noise.
+    study = _study()
+    _add(study, 0, 100.0, role="baseline")
+    _add(study, 30, 2400.0, wait=0.6, cpu=0.05)
+    while climb(study, SPACE, lambda _: None):
+        pass
+    assert 32 not in _queued(study), _queued(study)
+    assert (30, 8) in _queued_configs(study)
