@@ -97,7 +97,10 @@ def tune_others(
     config = trial_config(best)
     if not time_left():
         return OtherLoaders(loaders=names, reason="the search's time ran out before them")
-    note(f"  the other loaders ({', '.join(names)}): their own settings, beside the pick")
+    note(
+        f"  the loaders of the epoch's other passes (evaluation, validation: {', '.join(names)})"
+        ": their own settings, beside the pick"
+    )
     first = probe(config, others=None)
     reference = _pass_seconds(first, keys)
     # A stream is tuned only in a probe's own process, and kept only where its workers split
