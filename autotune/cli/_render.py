@@ -77,7 +77,13 @@ def render_summary(console: Console, answer: Answer) -> None:
         lines.append(
             say(
                 f"ceilings (samples/s): {', '.join(ceilings)}",
-                say("; efficiency ", f"{eff:.0%}", " of the ", literal(binding), " ceiling")
+                say(
+                    "; the pick runs at ",
+                    f"{eff:.0%}",
+                    " of the ",
+                    literal(binding),
+                    " ceiling, the most with samples that cost nothing to load",
+                )
                 if eff and binding
                 else "",
             )
