@@ -33,6 +33,7 @@ LAYERS = {
     # the loop that runs the search.
     "autotune.tuner.evidence": 3.0,
     "autotune.tuner.policy": 3.1,
+    "autotune.tuner.workers": 3.15,  # the worker count: range, seeds, climbs, cap
     "autotune.tuner.loop": 3.2,
     "autotune.tuner": 3.3,
     "autotune.store": 3,

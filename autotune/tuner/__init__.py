@@ -32,7 +32,8 @@ from autotune.tuner.loop import (
     stay_tuned,
     work,
 )
-from autotune.tuner.policy import SearchSpace, Seed, seed_workers
+from autotune.tuner.policy import SearchSpace
+from autotune.tuner.workers import Seed, seed_workers
 
 __all__ = [
     "LIVE_ROLES",

@@ -18,7 +18,8 @@ import optuna
 from autotune.contract import ProbeSettings
 from autotune.state import role, usable
 from autotune.tuner.evidence import best_usable, trial_config
-from autotune.tuner.policy import SearchSpace, knee_open, searched_around_best
+from autotune.tuner.policy import SearchSpace
+from autotune.tuner.workers import knee_open, searched_around_best
 
 # A probe needs at least this long to start and measure anything: a budget that leaves less
 # still gives the probe this deadline (it stops at two windows whatever the deadline says).

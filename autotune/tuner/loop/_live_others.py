@@ -6,7 +6,7 @@ The run reports each pass of a loader other than the training loader
 own (a pass comes once an epoch, whenever the script runs it, while the training loader's
 search waits on its segments). The first map-style loader whose pass as written takes at
 least ``UNTUNED_SHARE`` of its epoch leads: the other loaders' worker count climbs as in
-`autotune probe` (``_others.Climb``), one of its passes a count, and the word goes to every
+`autotune probe` (``workers.PassClimb``), one of its passes a count, and the word goes to every
 map-style loader but the training one. A setting that fails in a pass is abandoned by the
 run for the script's own, without a batch lost or repeated, and ends the climb. An
 IterableDataset's loader is timed, never changed: its order would change with its workers.
@@ -31,7 +31,7 @@ from autotune.contract import (
     adapt_pass_path,
     write_whole,
 )
-from autotune.tuner.loop._others import MAX_WORKERS, Climb
+from autotune.tuner.workers import MAX_PASS_WORKERS, PassClimb
 
 ITERABLE = "an IterableDataset's loader is timed, never changed in a live run"
 
@@ -49,7 +49,7 @@ class LiveOthers:
         poll_s: float = 0.2,
     ) -> None:
         self._folder, self._orders = folder, orders
-        self._top = min(top, MAX_WORKERS) if top else MAX_WORKERS
+        self._top = min(top, MAX_PASS_WORKERS) if top else MAX_PASS_WORKERS
         self._note = note
         self._poll_s = poll_s
         self._started = time.monotonic()
@@ -57,7 +57,7 @@ class LiveOthers:
         self._version = 0  # the last word written
         self._done = False  # the climb is over: its last word stands
         self._lead: str | None = None
-        self._climb: Climb | None = None
+        self._climb: PassClimb | None = None
         self.passes: list[dict[str, object]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="autotune-others", daemon=True)
@@ -107,7 +107,7 @@ class LiveOthers:
             if report.order != 0 or share is None or share < UNTUNED_SHARE:
                 return
             self._lead = report.loader
-            self._climb = Climb(report.num_workers, report.seconds, self._top)
+            self._climb = PassClimb(report.num_workers, report.seconds, self._top)
             self._note(
                 f"autotune: {report.loader}'s pass takes {share:.0%} of its epoch "
                 f"({report.seconds:.2f} s): tuning the other loaders on their own passes"

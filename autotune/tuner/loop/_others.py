@@ -8,7 +8,8 @@ probes' own processes only, and kept only where its passes give the batches they
 written (its workers split the stream: the same batches, in another order). Each probe runs
 the recommendation with the other loaders at one worker count and times their passes in the
 epoch it sees (``probe/measure/_epoch.py``); the first is the script's own settings beside the
-recommendation, then the count doubles while a pass gets faster by more than ``GAIN``. A
+recommendation, then the count doubles while a pass gets faster by more than ``workers.PASS_GAIN``
+(``workers.PassClimb``). A
 probe that sees no epoch whole ends the stage: a pass it cannot see cannot be compared, and
 the script's settings stand.
 """
@@ -26,12 +27,7 @@ from autotune.answer import UNTUNED_SHARE, OtherLoaders
 from autotune.contract import NUM_WORKERS, EpochFigures, LoaderConfig, LoaderPass, ProbeResult
 from autotune.state import baseline_of, record_of
 from autotune.tuner.evidence import recommended_trial, trial_config
-
-# A doubling must make the passes this much faster to be kept: one probe a count, on a
-# machine whose times swing, so less would follow noise.
-GAIN = 0.10
-# Worker counts tried for the other loaders, at most (each a probe).
-MAX_WORKERS = 64
+from autotune.tuner.workers import MAX_PASS_WORKERS, PassClimb
 
 
 class Probe(Protocol):
@@ -79,7 +75,7 @@ def tune_others(
     probe: Probe,
     note: Note,
     time_left: Callable[[], bool] = lambda: True,
-    top: int = MAX_WORKERS,
+    top: int = MAX_PASS_WORKERS,
 ) -> OtherLoaders | None:
     """Tune the other loaders beside the recommendation; None when there is none to tune.
     ``time_left``: False once the search's time is spent (no further probe starts); ``top``:
@@ -117,7 +113,7 @@ def tune_others(
             reason="no probe beside the recommendation saw an epoch whole, so their passes "
             "could not be timed",
         )
-    climb = Climb(written, reference, min(top, MAX_WORKERS))
+    climb = PassClimb(written, reference, min(top, MAX_PASS_WORKERS))
     while (candidate := climb.candidate()) is not None and time_left():
         result = probe(config, others=candidate, others_iterable=streams)
         seconds = _pass_seconds(result, keys)
@@ -143,55 +139,6 @@ def tune_others(
     return replace(found, iterable=streams and found.config is not None)
 
 
-class Climb:
-    """The other loaders' worker count, one measurement a count: from the script's own
-    (``written``, its passes ``reference`` seconds), doubling while their passes get faster
-    by more than ``GAIN``; persistent, so a pass pays its workers' start-up once."""
-
-    def __init__(self, written: int, reference: float, top: int = MAX_WORKERS) -> None:
-        self.reference = self.best_s = reference
-        self.chosen: LoaderConfig | None = None
-        self.tried: list[dict[str, Any]] = [{NUM_WORKERS: written, "seconds": reference}]
-        self.stopped: str | None = None  # why the climb ended, once it has
-        self._next = max(2, 2 * written)
-        self._top = top
-
-    def candidate(self) -> LoaderConfig | None:
-        """The settings to measure next; None once the climb is over."""
-        if self.stopped is None and self._next > self._top:
-            self.stopped = "no worker count made their passes faster"
-        if self.stopped is not None:
-            return None
-        return LoaderConfig(num_workers=self._next, persistent_workers=True)
-
-    def measured(self, seconds: float | None, **more: Any) -> None:
-        """The candidate's passes took ``seconds`` (None: not seen)."""
-        candidate = self.candidate()
-        if candidate is None:
-            return
-        self.tried.append({NUM_WORKERS: self._next, "seconds": seconds, **more})
-        if seconds is None or seconds > self.best_s * (1 - GAIN):
-            self.stopped = "no worker count made their passes faster"
-            return
-        self.best_s, self.chosen = seconds, candidate
-        self._next *= 2
-
-    def failed(self, why: str, **more: Any) -> None:
-        """The candidate failed: the climb ends below it."""
-        self.tried.append({NUM_WORKERS: self._next, "seconds": None, **more})
-        self.stopped = why
-
-    def outcome(self, names: list[str]) -> OtherLoaders:
-        return OtherLoaders(
-            config=None if self.chosen is None else self.chosen.to_dict(),
-            loaders=names,
-            as_written_s=self.reference,
-            tuned_s=self.best_s,
-            tried=self.tried,
-            reason=None if self.chosen is not None else self.stopped,
-        )
-
-
 def run_others_stage(
     study: optuna.Study,
     probe: Probe,
@@ -214,7 +161,7 @@ def run_others_stage(
         return result
 
     try:
-        found = tune_others(study, timed, note, time_left, top or MAX_WORKERS)
+        found = tune_others(study, timed, note, time_left, top or MAX_PASS_WORKERS)
     finally:
         state.add_probe_seconds(study, spent)
     if found is not None:

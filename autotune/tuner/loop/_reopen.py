@@ -2,10 +2,10 @@
 
 The run watches its own wait (``probe/session/_drift.py``) and, on a sustained rise, says so;
 the search then measures the settled config under the new conditions, and climbs the worker
-count from it (doubling, within the machine's bound) while each step gains beyond noise, at
-most ``REOPEN_SEGMENTS`` segments; then the run settles again on the best of them. A rise in
-the wait is what more workers answer (slower storage, a slower transform); what fewer could
-answer costs nothing to leave alone.
+count from it (``workers.more_workers``: doubling, within the machine's bound) while each step
+gains beyond noise (``workers.REOPEN_GAIN``), at most ``REOPEN_SEGMENTS`` segments; then the
+run settles again on the best of them. A rise in the wait is what more workers answer (slower
+storage, a slower transform); what fewer could answer costs nothing to leave alone.
 
 Not Optuna's sampler: the study's earlier segments were measured under the old conditions, so
 its model of the space is stale, and a reopened search must be short. The segments are
@@ -28,11 +28,11 @@ from autotune.contract import Drift, LoaderConfig, ProbeResult, TrialConfig
 from autotune.runner import LiveRunner
 from autotune.tuner.loop._options import TunerOptions
 from autotune.tuner.policy import SearchSpace
+from autotune.tuner.workers import REOPEN_GAIN, more_workers
 
 ROLE = "reopened"
 REOPEN_SEGMENTS = 4  # a reopened search's length, the settled config's re-measure included
 MAX_REOPENS = 3  # a run whose conditions keep changing is not chased for ever
-GAIN = 0.05  # beyond noise: what a bigger worker count must add to be kept
 
 
 def stay_tuned(
@@ -106,24 +106,11 @@ def _search(
         result = _segment(study, runner, config, options, space, why)
         after_trial(study)
         rate = result.samples_per_s if result.status in ("ok", "ended_early") else None
-        if rate is None or (best is not None and rate <= best[0] * (1 + GAIN)):
+        if rate is None or (best is not None and rate <= best[0] * (1 + REOPEN_GAIN)):
             break
         best = (rate, config)
-        config = _more_workers(config, space.max_workers)
+        config = more_workers(config, space.max_workers)
     return best[1] if best is not None else settled
-
-
-def _more_workers(config: LoaderConfig, top: int) -> LoaderConfig | None:
-    """The next step of the climb: twice the workers (at least one more), within ``top``."""
-    workers = config.num_workers or 0
-    more = min(top, max(workers + 1, 2 * workers))
-    if more <= workers:
-        return None
-    return LoaderConfig(
-        num_workers=more,
-        prefetch_factor=config.prefetch_factor,
-        persistent_workers=config.persistent_workers,
-    )
 
 
 def _segment(

@@ -26,7 +26,6 @@ from autotune.tuner.evidence import (
     frozen_from_result,
     may_lead,
     measure_ceiling,
-    most_workers,
     record_from_baseline,
     short_script_verdict,
     trial_result,
@@ -44,16 +43,19 @@ from autotune.tuner.policy import (
     DuplicateStreak,
     Machine,
     SearchSpace,
+    diagnose_study,
+    length,
+    stop_reason,
+)
+from autotune.tuner.workers import (
     answer_shape,
     back_off,
+    capped,
     climb,
-    diagnose_study,
     knee_open,
-    length,
     search_space,
     searched_around_best,
     seeds,
-    stop_reason,
 )
 
 
@@ -309,7 +311,7 @@ class Tuner:
             ceiling,
             self.options.patience,
             bound=None if space.batch_sizes else self._bound,
-            searched_around_best=searched_around_best(self.study, self._capped(space)),
+            searched_around_best=searched_around_best(self.study, capped(self.study, space)),
             knee_open=knee_open(self.study),
         )
 
@@ -320,7 +322,7 @@ class Tuner:
         """Ask for a trial and probe it; False where it repeated settings already measured."""
         # A killed process's RUNNING trial is failed here and its settings queued again.
         fail_stale_trials(self.study)
-        space = self._capped(space)
+        space = capped(self.study, space)
         self._last_space = space
         if not self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
             climb(self.study, space, self.reporter.note)
@@ -337,15 +339,6 @@ class Tuner:
             return False
         self._run_trial(trial, config, self._role or ("seeded" if seeded else "search"))
         return True
-
-    def _capped(self, space: SearchSpace) -> SearchSpace:
-        """The space below a failure's cap and the most workers that can load (``most_workers``)."""
-        most = most_workers(self._trials(), batch_sizes_tuned=bool(space.batch_sizes))
-        caps = [state.load(self.study).worker_cap, most]
-        cap = min((int(c) for c in caps if c is not None), default=None)
-        if cap is not None and cap < space.max_workers:
-            return replace(space, max_workers=max(0, cap))
-        return space
 
     def _run_trial(self, trial: optuna.Trial, config: LoaderConfig, trial_role: str) -> None:
         done = len(counted(self._trials()))

@@ -56,7 +56,7 @@ from autotune.tuner.evidence import (
     trial_result,
     workers_busy,
 )
-from autotune.tuner.policy._space import PREFETCH_MAX, SearchSpace
+from autotune.tuner.policy import PREFETCH_MAX, SearchSpace
 
 FAILURES = ("crashed", "hung", "oom", "over_memory")
 # A bracket narrower than this share of the working count is closed: one more worker would
@@ -162,7 +162,7 @@ THREADS_TIE = 2 * NOISE_FLOOR
 def _fewer_threads_twin(trials: list[FrozenTrial], best: FrozenTrial) -> FrozenTrial | None:
     """The trial of ``best``'s loader with fewer torch threads, unless ``best`` is clearly
     faster: beyond ``THREADS_TIE`` and beyond the noise of both one's windows. Threads are
-    tried in pairs beside a steady load (``_plan.thread_choices``), and there torch's own
+    tried in pairs beside a steady load (``_range.thread_choices``), and there torch's own
     count reads high in some probes as it is bimodal: beside a spinner, 8 workers with 2
     threads read 185-511 samples/s in one probe (median 408), with 1 thread 396-397 (median
     397, its long runs 401). Climbing from the first, the search tried 12 workers with 2

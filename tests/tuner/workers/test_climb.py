@@ -9,8 +9,8 @@ from autotune import state
 from autotune.contract import LoaderConfig, MeasuredLoader, ProbeResult
 from autotune.state import queued_params
 from autotune.tuner.evidence._trials import frozen_from_result
-from autotune.tuner.policy._climb import back_off, climb, searched_around_best
 from autotune.tuner.policy._space import SearchSpace
+from autotune.tuner.workers._climb import back_off, climb, searched_around_best
 
 SPACE = SearchSpace(max_workers=32)
 

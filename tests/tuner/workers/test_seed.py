@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autotune.contract import LoaderConfig, ProbeResult
-from autotune.tuner.policy._seed import (
+from autotune.tuner.workers._seed import (
     FDS_PER_WORKER,
     RESERVED_FDS,
     machine_cap,

@@ -7,8 +7,8 @@ from pathlib import Path
 from autotune import state
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import Shape, StoredShape
-from autotune.tuner.policy import answer_shape, warm_start
-from autotune.tuner.policy._warm import shape_now
+from autotune.tuner.workers import answer_shape, warm_start
+from autotune.tuner.workers._warm import shape_now
 from tests.store.factory import close_storages, hardware, make_study, storage_for
 
 HW = hardware()["id"]
