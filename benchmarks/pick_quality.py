@@ -14,7 +14,7 @@ below 1 by more than noise), ``knee`` (the fewest grid workers whose long runs r
 the grid's best) and ``pick_workers_vs_knee`` (the pick's worker count against it: 1.5 or
 less is the issue's bar), and the stated speedup against the long runs' own.
 
-    python benchmarks/pick_quality.py [--workloads io_bound,model_bound,cpu_bound,slots,lightning]
+    python benchmarks/pick_quality.py [--workloads io_bound,model_bound,cpu_bound,slots,lightning,fastai]
                                       [--long-s 8] [--rounds 2] [--out docs/pick-quality.json]
 """
 
@@ -62,6 +62,13 @@ WORKLOADS: dict[str, tuple[Path, tuple[str, ...], tuple[int, ...]]] = {
         ROOT / "tests/scripts/frameworks/lightning_train.py",
         ("--latency", "0.004"),
         (0, 1, 2, 4, 8, 16, 32),
+    ),
+    # A library script of the suite: fastai as its tutorials write it (DataBlock, Learner.fit
+    # with a validation pass each epoch), 3 ms a record; its rate peaks near 12 workers.
+    "fastai": (
+        ROOT / "tests/scripts/libraries/fastai_learner_train.py",
+        (str(10**6), "/tmp/autotune-pick-quality-records"),
+        (0, 2, 4, 8, 12, 16, 32, 48),
     ),
 }
 
