@@ -14,8 +14,8 @@ below 1 by more than noise), ``knee`` (the fewest grid workers whose long runs r
 the grid's best) and ``pick_workers_vs_knee`` (the pick's worker count against it: 1.5 or
 less is the issue's bar), and the stated speedup against the long runs' own.
 
-    python benchmarks/pick_quality.py [--workloads io_bound,model_bound,cpu_bound,slots,lightning,fastai]
-                                      [--long-s 8] [--rounds 2] [--out docs/pick-quality.json]
+    python benchmarks/pick_quality.py [--long-s 8] [--rounds 2] [--out docs/pick-quality.json]
+        [--workloads io_bound,model_bound,cpu_bound,slots,lightning,fastai]
 """
 
 from __future__ import annotations

@@ -18,9 +18,8 @@ import pytest
 from autotune import state
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
 
-# Alone (tests/turns.py): a live search must settle before the training ends, which a neighbour's
-# load delays.
-pytestmark = pytest.mark.alone
+# The live runs are alone (tests/turns.py): a live search must settle before the training
+# ends, which a neighbour's load delays. The refusals start no search and share the machine.
 
 CLI = [sys.executable, "-m", "autotune.cli"]
 SCRIPT = str(SCRIPTS / "ordered.py")
@@ -41,6 +40,7 @@ def _digest(stdout: str) -> str:
     return words[words.index("digest") + 1]
 
 
+@pytest.mark.alone
 @pytest.mark.slow
 def test_adapt_trains_once_on_the_same_samples_and_records_its_answer(db_url: str) -> None:
     # The order the script trains on: a DataLoader delivers the same batches in the same
@@ -77,6 +77,7 @@ def test_adapt_trains_once_on_the_same_samples_and_records_its_answer(db_url: st
     assert shown.returncode == 0 and "adapt" in shown.stdout, shown.stdout
 
 
+@pytest.mark.alone
 @pytest.mark.slow
 def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: str) -> None:
     script = str(SCRIPTS / "ddp_ordered.py")
@@ -113,6 +114,7 @@ def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: st
     assert plain_s >= 1.4 * adapt_s, (plain_s, adapt_s, done.stderr)
 
 
+@pytest.mark.alone
 @pytest.mark.slow
 def test_a_rank_that_fails_ends_the_adapting_job_as_torchrun_would_with_its_reason(
     db_url: str,
@@ -177,6 +179,7 @@ def test_a_run_without_a_dataloader_is_told_so_and_keeps_its_exit_code(db_url: s
     assert "apply without tuning" not in done.stderr
 
 
+@pytest.mark.alone
 @pytest.mark.slow
 def test_a_run_whose_loading_turns_8x_slower_searches_again_and_ends_sooner(
     db_url: str, tmp_path: Path
@@ -267,6 +270,7 @@ def _adapt_epochs(db_url: str, tmp_path: Path, *extra: str) -> tuple[list[dict],
     return epochs, answer
 
 
+@pytest.mark.alone
 @pytest.mark.slow
 def test_adapt_tunes_the_validation_loader_on_its_own_passes_in_the_same_order(
     db_url: str, tmp_path: Path
@@ -288,6 +292,7 @@ def test_adapt_tunes_the_validation_loader_on_its_own_passes_in_the_same_order(
     assert "other loaders' passes" in answer["show"]
 
 
+@pytest.mark.alone
 @pytest.mark.slow
 def test_a_validation_setting_that_fails_in_a_pass_is_abandoned_and_the_run_goes_on(
     db_url: str, tmp_path: Path

@@ -195,7 +195,8 @@ class MeasurePhase(BatchPhase):
         mid = statistics.median(res.windows)
         wall = (meter.measure_end or meter.measure_start) - meter.measure_start - meter.outside_s
         # Start-ups inside the windows come out of the steady rate: they are charged per epoch.
-        steady = mid * wall / (wall - meter.startup_s) if 0 < meter.startup_s < wall else mid
+        inside = 0 < meter.startup_s < wall and meter.epoch_starts > 0
+        steady = mid * wall / (wall - meter.startup_s) if inside else mid
         size = meter.measured_samples / meter.measured_batches
         figures = self.clock.figures(size / steady)
         config = res.applied_config
@@ -207,6 +208,7 @@ class MeasurePhase(BatchPhase):
             steady=steady,
             workers=int(config.num_workers or 0),
             persistent=bool(config.persistent_workers) and not figures.rebuilt,
+            startup_in_windows=meter.startup_s / meter.epoch_starts if inside else None,
         )
         if scale != 1.0:
             res.windows = [w * scale for w in res.windows]

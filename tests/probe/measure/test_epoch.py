@@ -104,6 +104,29 @@ def test_a_restart_seen_is_charged_once_per_epoch() -> None:
     assert 1280 * scale == pytest.approx(128 / (0.1 + cost))
 
 
+def test_the_start_ups_taken_out_of_the_windows_are_the_ones_charged_back() -> None:
+    # An epoch of 128 batches of 16 asked of 128 workers at once: its first batch comes 3.2 s
+    # after the epoch starts on average (most of the loading), the rest 0.9 s later; the
+    # clock saw one epoch whose wait was 2.3 s. Windows of whole epochs read 2,048 / 4.1 s.
+    rate = 2048 / (3.2 + 0.9)
+    steady = 2048 / 0.9  # the windows with their start-ups taken out
+    figures = EpochFigures(epoch_s=2.44, startup_s=2.3, epoch_batches=128)
+    out, scale = charge_per_epoch(
+        figures,
+        windows=[rate * 0.95, rate, rate * 1.05],
+        batch_size=16,
+        batch_s=16 / steady,
+        steady=steady,
+        workers=128,
+        persistent=True,
+        startup_in_windows=3.2,
+    )
+    assert out.charged_startup_s == pytest.approx(3.2 - 16 / steady)
+    # The windows' own rate, give or take the one batch's time: not the 1.3x that charging
+    # the clock's 2.3 s back gave.
+    assert rate * scale == pytest.approx(rate, rel=0.01)
+
+
 def test_persistent_workers_unseen_restarting_are_not_charged() -> None:
     figures = EpochFigures(first_startup_s=0.5, epoch_batches=16)
     assert _charge(figures, workers=2, persistent=True) == (0.0, 1.0)
