@@ -4,7 +4,9 @@
   first. A best whose loading waits on latency (it still waits for data while its workers
   leave the CPU idle) can only gain from more workers, and its rate grows with their count
   until something else binds: twice as many, then four times the prefetch depth (unless its
-  workers never idle: a deeper queue has nobody to feed, ``workers_busy``). Any other
+  workers never idle: a deeper queue has nobody to feed, ``workers_busy``; or its queue
+  already holds a whole epoch: torch issues no batch past the epoch's last, so a deeper one
+  holds nothing more, ``_queue_holds_epoch``). Any other
   best first tries half its count (a plateau, or workers oversubscribing the cores: the
   cheaper one is then recommended), then, if it still waits for data, the deeper queue
   (which smooths a bursty delivery by workers that share too few cores), then half again as
@@ -45,6 +47,7 @@ from autotune.tuner.evidence import (
     NOISE_FLOOR,
     best_usable,
     clearly_better,
+    epoch_bound,
     load_time_per_batch,
     loader_cost,
     loader_cpu_per_s,
@@ -226,6 +229,7 @@ def _steps(study: optuna.Study, space: SearchSpace, best: FrozenTrial) -> list[L
     deepen = waits and not (result is not None and workers_busy(result, load_s))
     loader = result.measured_loader if result is not None else None
     deepen = deepen and not (loader and loader.framework in NO_PREFETCH_FRAMEWORKS)
+    deepen = deepen and not _queue_holds_epoch(study, config)
     latency_bound = waits and cpu is not None and cpu < CPU_BUSY
     # Beside another process's steady load the quiet machine's reading of the wait does not
     # hold (the load moves what binds): the climb goes on while the best is above every
@@ -260,6 +264,18 @@ def _steps(study: optuna.Study, space: SearchSpace, best: FrozenTrial) -> list[L
     # Last, once nothing above can gain: back down to the knee.
     steps.append(_knee_step(study, best))
     return [step for step in steps if step is not None and step != config]
+
+
+def _queue_holds_epoch(study: optuna.Study, config: LoaderConfig) -> bool:
+    """``config``'s workers already hold a whole epoch of a map-style dataset in flight
+    (workers x prefetch_factor at least the epoch's batches). torch hands out at most
+    ``prefetch_factor`` batches per worker and none past the epoch's last, and the next
+    epoch's start waits for the next ``iter()``: a deeper queue puts no more batches in
+    flight, so it cannot gain."""
+    epoch = epoch_bound(study.get_trials(deepcopy=False))
+    workers = config.num_workers or 0
+    prefetch = config.prefetch_factor or DEFAULT_PREFETCH
+    return epoch is not None and workers > 0 and workers * prefetch >= epoch
 
 
 def _knee_step(study: optuna.Study, best: FrozenTrial) -> LoaderConfig | None:

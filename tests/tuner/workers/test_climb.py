@@ -6,7 +6,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import state
-from autotune.contract import LoaderConfig, MeasuredLoader, ProbeResult
+from autotune.contract import EpochFigures, LoaderConfig, MeasuredLoader, ProbeResult
 from autotune.state import queued_params
 from autotune.tuner.evidence._trials import frozen_from_result
 from autotune.tuner.policy._space import SearchSpace
@@ -124,6 +124,37 @@ def test_a_loader_that_takes_no_prefetch_factor_is_never_given_a_deeper_queue() 
     assert climb(study, SPACE, notes.append)
     assert _queued_configs(study) == [(6, 2)]
     assert not any("prefetch" in note for note in notes), notes
+
+
+def test_a_queue_that_already_holds_a_whole_epoch_is_not_deepened() -> None:
+    # 32 batches an epoch over a map-style dataset: torch issues none past the epoch's last,
+    # so 16 workers x 2 already hold all of them in flight and prefetch_factor 8 adds none.
+    def study_of(workers: int) -> optuna.Study:
+        study = _study()
+        loader = MeasuredLoader("DataLoader", "Slow", 64, iterable=False)
+        base = ProbeResult(
+            status="ok",
+            samples_per_s=100.0,
+            windows=[100.0] * 3,
+            applied_config=LoaderConfig(num_workers=0),
+            measured_loader=loader,
+            epoch=EpochFigures(epoch_batches=32),
+        )
+        params = SPACE.params(base.applied_config)
+        study.add_trial(frozen_from_result(base, "baseline", params, SPACE.distributions(params)))
+        _add(study, workers, 400.0, wait=0.6, cpu=0.05)
+        _add(study, 2 * workers, 380.0, wait=0.6, cpu=0.05)
+        return study
+
+    whole = study_of(16)
+    while climb(whole, SPACE, lambda _: None):
+        pass
+    assert all(prefetch == 2 for _, prefetch in _queued_configs(whole)), _queued_configs(whole)
+    # 8 workers x 2 hold half an epoch: the deeper queue is still worth a probe.
+    half = study_of(8)
+    while climb(half, SPACE, lambda _: None):
+        pass
+    assert (8, 8) in _queued_configs(half), _queued_configs(half)
 
 
 def test_no_climb_from_the_baseline_or_past_the_space() -> None:
