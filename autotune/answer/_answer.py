@@ -9,12 +9,10 @@ of the API's study detail: keys are never removed, and a key with no value yet i
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
-from autotune.contract import (
-    MeasuredLoader,
-)
+from autotune.contract import LoaderConfig, MeasuredLoader
 
 Bottleneck = Literal["model", "transport", "input-cpu", "input-latency", "startup", "unknown"]
 
@@ -37,17 +35,40 @@ class Diagnosis:
 @dataclass(frozen=True)
 class Recommended:
     trial: int
-    config: dict[str, Any]
+    config: LoaderConfig
     samples_per_s: float | None
     # The median's 95% interval, widened where its windows were measured under interference.
     ci95: list[float] | None = None
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None) -> Recommended | None:
+        if not raw:
+            return None
+        ci = raw.get("ci95")
+        return cls(
+            int(raw["trial"]),
+            LoaderConfig.from_dict(raw.get("config")),
+            raw.get("samples_per_s"),
+            list(ci) if ci else None,
+        )
 
 
 @dataclass(frozen=True)
 class Baseline:
     trial: int
-    config: dict[str, Any] | None
+    config: LoaderConfig | None
     samples_per_s: float | None
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None) -> Baseline | None:
+        if not raw:
+            return None
+        config = raw.get("config")
+        return cls(
+            int(raw["trial"]),
+            LoaderConfig.from_dict(config) if config is not None else None,
+            raw.get("samples_per_s"),
+        )
 
 
 @dataclass(frozen=True)
@@ -62,7 +83,17 @@ class Failure:
     trial: int
     status: str | None
     reason: str | None
-    config: dict[str, Any] | None
+    config: LoaderConfig | None
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Failure:
+        config = raw.get("config")
+        return cls(
+            int(raw["trial"]),
+            raw.get("status"),
+            raw.get("reason"),
+            LoaderConfig.from_dict(config) if config is not None else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -84,7 +115,7 @@ class OtherLoaders:
     loaders at one worker count, and timed their passes in the epoch it saw."""
 
     # Their settings (worker settings only), or None: none was faster than the script's.
-    config: dict[str, Any] | None = None
+    config: LoaderConfig | None = None
     loaders: list[str] = field(default_factory=list)  # "Val at fit.py:30"
     # Seconds their passes take an epoch, beside the recommendation: as the script has them,
     # and with ``config``.
@@ -102,7 +133,9 @@ class OtherLoaders:
     @classmethod
     def from_dict(cls, raw: dict[str, Any] | None) -> OtherLoaders | None:
         built: OtherLoaders | None = _build(cls, raw)
-        return built
+        if built is None or built.config is None:
+            return built
+        return replace(built, config=LoaderConfig.from_dict(raw and raw.get("config")))
 
 
 @dataclass(frozen=True)
@@ -193,10 +226,10 @@ class Answer:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in raw.items() if k in known}
         rec, base = values.get("recommended"), values.get("baseline")
-        values["recommended"] = _build(Recommended, rec)
-        values["baseline"] = _build(Baseline, base)
+        values["recommended"] = Recommended.from_dict(rec)
+        values["baseline"] = Baseline.from_dict(base)
         values["trials"] = _build(Counts, values.get("trials")) or Counts()
-        values["failures"] = [_build(Failure, f) for f in values.get("failures") or []]
+        values["failures"] = [Failure.from_dict(f) for f in values.get("failures") or [] if f]
         values["diagnosis"] = Diagnosis.from_dict(values.get("diagnosis"))
         values["measured_loader"] = MeasuredLoader.from_dict(values.get("measured_loader"))
         values["epoch"] = Epoch.from_dict(values.get("epoch"))

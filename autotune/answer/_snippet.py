@@ -13,7 +13,6 @@ from autotune.contract import (
     PERSISTENT_WORKERS,
     PIN_MEMORY,
     PREFETCH_FACTOR,
-    LoaderConfig,
 )
 
 
@@ -23,7 +22,7 @@ def snippet(answer: Answer) -> str:
     rec = answer.recommended
     if rec is None:
         return "# no recommendation yet: no trial was measured in full"
-    values = LoaderConfig.from_dict(rec.config).dataloader_values()
+    values = rec.config.dataloader_values()
     ranks = answer.nproc_per_node
     head = f"# autotune study {answer.study}: {rec.samples_per_s or 0:.0f} samples/s"
     if ranks > 1:
@@ -49,18 +48,19 @@ def snippet(answer: Answer) -> str:
             f"# over an IterableDataset each of the {workers} workers batches its own share: an "
             f"epoch may end with up to {workers} partial batches (drop_last=True drops them)"
         )
-    if rec.config.get("num_streams"):
+    config = rec.config
+    if config.num_streams:
         lines.append(
-            f"# copy batches to the GPU on {rec.config['num_streams']} CUDA streams: "
+            f"# copy batches to the GPU on {config.num_streams} CUDA streams: "
             "`autotune run` applies this for you"
         )
-    base = (answer.baseline.config if answer.baseline else None) or {}
-    if rec.config.get("device") == "cpu" and base.get("device") == "cuda":
+    base = answer.baseline.config if answer.baseline else None
+    if config.device == "cpu" and base is not None and base.device == "cuda":
         lines.append("# measured faster on the CPU: run with CUDA_VISIBLE_DEVICES=''")
-    if rec.config.get("threads"):
+    if config.threads:
         lines.append(
-            f"# torch.set_num_threads({rec.config['threads']}) before training (or "
-            f"OMP_NUM_THREADS={rec.config['threads']}): `autotune run` applies this for you"
+            f"# torch.set_num_threads({config.threads}) before training (or "
+            f"OMP_NUM_THREADS={config.threads}): `autotune run` applies this for you"
         )
     lines += _other_lines(answer.others, answer.epoch, answer.framework)
     return "\n".join(lines)
@@ -77,7 +77,7 @@ def _other_lines(
         return []  # in the dataloaders() line itself: its dl_kwargs
     if others is None or others.config is None:
         return _untuned_passes(epoch, others)
-    values = LoaderConfig.from_dict(others.config).dataloader_values()
+    values = others.config.dataloader_values()
     return [
         f"# and for {', '.join(others.loaders)}: {_took(others)} with:",
         f"eval_loader = DataLoader(eval_dataset, {_kwargs(values)})",
@@ -176,7 +176,7 @@ def _framework_lines(
         if others is not None and others.config is not None:
             # The validation DataLoader's arguments are these with the second entry of
             # dl_kwargs merged over them; fastai's DataLoader keeps prefetch at 2.
-            own = LoaderConfig.from_dict(others.config).dataloader_values()
+            own = others.config.dataloader_values()
             valid = {k: v for k, v in own.items() if k != PREFETCH_FACTOR}
             lines += [
                 f"dls = dblock.dataloaders(source, {_kwargs(taken, _FASTAI_ARGS)}, "

@@ -181,7 +181,7 @@ def _save_others(study: optuna.Study, others: LiveOthers, url: str) -> None:
         _note(f"autotune: other loaders ({names}): as written; {found.reason}")
         return
     _note(
-        f"autotune: other loaders ({names}): {found.config.get('num_workers')} workers, "
+        f"autotune: other loaders ({names}): {found.config.num_workers} workers, "
         f"persistent; a pass {found.as_written_s:.2f} s as written, {found.tuned_s:.2f} s tuned"
     )
 

@@ -9,7 +9,7 @@ import typer
 from autotune.cli import _defaults as defaults
 from autotune.cli._adapt import run_adapting
 from autotune.cli._common import STORAGE_HELP, check_script, err, fail, literal, say, study
-from autotune.contract import LoaderConfig, ProbeSettings
+from autotune.contract import ProbeSettings
 from autotune.runner import LiveRun, Target
 
 
@@ -103,9 +103,8 @@ def run(
     answer = summarize(loaded, safe_url(url))
     if answer.recommended is None:
         fail(f"study {name!r} has no recommendation yet; run `autotune probe` first")
-    config = LoaderConfig.from_dict(answer.recommended.config)
-    tuned = answer.others.config if answer.others is not None else None
-    others = LoaderConfig.from_dict(tuned) if tuned else None
+    config = answer.recommended.config
+    others = answer.others.config if answer.others is not None else None
     err.print(
         say("autotune: running ", literal(script), f" with {config.to_dict()}"), soft_wrap=True
     )

@@ -239,7 +239,7 @@ def _sync(conn: Connection, study: optuna.Study, url: str, answer: Answer) -> No
                 script_id=script_id,
                 host_id=host_id,
                 trial_number=rec.trial,
-                config=rec.config,
+                config=rec.config.to_dict(),
                 samples_per_s=rec.samples_per_s,
                 ci95=rec.ci95,
                 baseline=summary["baseline"],

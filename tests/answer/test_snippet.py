@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from autotune.answer import Answer, Epoch, EpochPass, OtherLoaders, Recommended
-from autotune.contract import FRAMEWORKS, MeasuredLoader
+from autotune.contract import FRAMEWORKS, LoaderConfig, MeasuredLoader
 
-CONFIG = {
-    "num_workers": 4,
-    "prefetch_factor": 4,
-    "pin_memory": False,
-    "persistent_workers": True,
-    "batch_size": 32,
-    "num_streams": 0,
-    "device": "cpu",
-}
+CONFIG = LoaderConfig(
+    num_workers=4,
+    prefetch_factor=4,
+    pin_memory=False,
+    persistent_workers=True,
+    batch_size=32,
+    num_streams=0,
+    device="cpu",
+)
 
 
 def _snippet(framework: str | None, built_by: str | None = None, **config: Any) -> str:
@@ -26,7 +27,9 @@ def _snippet(framework: str | None, built_by: str | None = None, **config: Any) 
         study="s",
         framework=framework,
         measured_loader=loader,
-        recommended=Recommended(trial=1, config={**CONFIG, **config}, samples_per_s=100.0),
+        recommended=Recommended(
+            trial=1, config=dataclasses.replace(CONFIG, **config), samples_per_s=100.0
+        ),
     )
     return answer.snippet()
 
@@ -52,7 +55,7 @@ def test_a_plain_script_s_own_loader_class_is_the_call_it_gets() -> None:
 def test_a_stream_of_whole_batches_keeps_batching_off_in_its_call() -> None:
     # WebDataset's .batched(32) into WebLoader(dataset, batch_size=None): torch's default
     # batch size of 1 would batch the batches again.
-    unbatched = {**CONFIG, "batch_size": None}
+    unbatched = dataclasses.replace(CONFIG, batch_size=None)
     for iterable, kept in ((True, True), (False, False)):
         loader = MeasuredLoader("DataLoader", "WebDataset", None, iterable=iterable)
         answer = Answer(
@@ -122,7 +125,7 @@ def test_fastai_s_validation_loader_gets_its_own_settings_through_dl_kwargs() ->
         measured_loader=loader,
         recommended=Recommended(trial=1, config=CONFIG, samples_per_s=100.0),
         others=OtherLoaders(
-            config={"num_workers": 16, "prefetch_factor": 2, "persistent_workers": True},
+            config=LoaderConfig(num_workers=16, prefetch_factor=2, persistent_workers=True),
             loaders=["Datasets"],
             as_written_s=2.07,
             tuned_s=0.43,

@@ -20,6 +20,7 @@ import pytest
 
 from autotune import state
 from autotune.answer import OtherLoaders
+from autotune.contract import LoaderConfig
 from autotune.store import sync_study
 from autotune.tuner import summarize
 from tests.conftest import only_study_name
@@ -358,9 +359,14 @@ def test_a_live_run_s_segments_are_drawn_over_time_with_the_reopening_marked(
     passes[2]["abandoned"] = "RuntimeError: <i>no handle</i>"
     state.save_others(
         study,
-        OtherLoaders(config={"num_workers": 2}, loaders=[VAL], as_written_s=0.9, tuned_s=0.5,
-                     passes=passes),
-    )  # fmt: skip
+        OtherLoaders(
+            config=LoaderConfig(num_workers=2),
+            loaders=[VAL],
+            as_written_s=0.9,
+            tuned_s=0.5,
+            passes=passes,
+        ),
+    )
     sync_study(url, study, summarize(study, url))
     close_storages()
     page.open(f"{server}/studies/live-run")

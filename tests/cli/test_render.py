@@ -44,9 +44,10 @@ def test_an_epoch_too_long_for_a_probe_says_so() -> None:
 
 def test_the_other_loaders_settings_are_stated_with_their_names_as_text() -> None:
     from autotune.answer import OtherLoaders
+    from autotune.contract import LoaderConfig
 
     others = OtherLoaders(
-        config={"num_workers": 8, "persistent_workers": True},
+        config=LoaderConfig(num_workers=8, persistent_workers=True),
         loaders=["[/Val] at fit.py:30"],
         as_written_s=0.78,
         tuned_s=0.11,

@@ -170,12 +170,12 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         framework=measured_loader.framework if measured_loader else None,
         recommended=None
         if best is None
-        else Recommended(best.number, trial_config(best).to_dict(), best_rate, interval),
+        else Recommended(best.number, trial_config(best), best_rate, interval),
         baseline=None
         if base is None
         else Baseline(
             base.number,
-            base_script.to_dict() if base_script else None,
+            base_script,
             base_confirmed or base_rate,
         ),
         speedup=speedup,
@@ -207,7 +207,7 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         ),
         probe_seconds=round(probe_s, 3),
         failures=[
-            Failure(t.number, r.status, r.reason, r.config.to_dict())
+            Failure(t.number, r.status, r.reason, r.config)
             for t in finished
             if t.state == TrialState.FAIL
             for r in [record_of(t)]

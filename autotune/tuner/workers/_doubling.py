@@ -61,7 +61,7 @@ class PassClimb:
 
     def outcome(self, names: list[str]) -> OtherLoaders:
         return OtherLoaders(
-            config=None if self.chosen is None else self.chosen.to_dict(),
+            config=self.chosen,
             loaders=names,
             as_written_s=self.reference,
             tuned_s=self.best_s,

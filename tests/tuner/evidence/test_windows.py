@@ -260,7 +260,7 @@ def test_a_config_faster_from_under_a_heavier_load_is_recommended_as_a_lower_bou
     assert confirmed.choice is not None and "lower bound" in confirmed.choice, confirmed
     assert answer.recommended is not None and answer.baseline is not None
     assert answer.recommended.trial != answer.baseline.trial
-    assert answer.recommended.config["num_workers"]
+    assert answer.recommended.config.num_workers
     assert answer.speedup is not None and answer.speedup > 1
 
 
@@ -315,7 +315,7 @@ def test_a_config_that_beats_the_script_in_the_rounds_that_met_one_load_is_recom
     assert confirmed.fresh is True and confirmed.incomparable is None, confirmed
     assert confirmed.choice is not None and "(1 of 2)" in confirmed.choice, confirmed
     assert answer.recommended is not None and answer.baseline is not None
-    assert answer.recommended.config["num_workers"], answer.recommended
+    assert answer.recommended.config.num_workers, answer.recommended
     # The stated figure is the loaded round's, not the quiet round's against a loaded one.
     winner = next(c for c in confirmed.candidates if c.trial == confirmed.winner)
     assert confirmed.median is not None and confirmed.median < max(winner.windows)

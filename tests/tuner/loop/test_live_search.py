@@ -10,7 +10,7 @@ import optuna
 import pytest
 
 from autotune import state
-from autotune.contract import LoaderConfig, ProbeSettings
+from autotune.contract import ProbeSettings
 from autotune.runner import LiveRun, Target
 from autotune.tuner import NullReporter, StudyKey, TunerOptions, adapt, open_study, summarize
 from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
@@ -65,7 +65,7 @@ def test_a_latency_bound_run_settles_on_workers_found_on_its_own_steps(
     answer = summarize(study, "sqlite://")
     assert answer.recommended is not None
     # The settled config is the study's recommendation, and it loads with workers.
-    assert LoaderConfig.from_dict(answer.recommended.config) == adapted.settled
+    assert answer.recommended.config == adapted.settled
     assert (adapted.settled.num_workers or 0) > 0, adapted
     unlike = (answer.interference or {}).get("comparison")
     if unlike:

@@ -52,15 +52,16 @@ def test_the_eval_loaders_workers_climb_while_their_passes_get_faster() -> None:
     assert others is not None and others.config is not None
     # 0 (as written), 2, 4, 8: 8 is no faster than 4 beyond the gain asked, so 4 stands.
     assert [t["num_workers"] for t in others.tried] == [0, 2, 4, 8]
-    assert others.config["num_workers"] == 4 and others.config["persistent_workers"] is True
+    assert others.config.num_workers == 4 and others.config.persistent_workers is True
     assert others.as_written_s == 0.8 and others.tuned_s == 0.2
     asked = [c.others for c in runner.calls if c.others is not None]
     assert [o.num_workers for o in asked] == [2, 4, 8]
     # Every probe of the stage ran the pick, with the training loader's settings unchanged.
     answer = summarize(tuner.study, "sqlite://")
-    pick = answer.recommended.config if answer.recommended else {}
+    assert answer.recommended is not None
+    pick = answer.recommended.config
     stage = [c for c in runner.calls if c.others is not None]
-    assert all(c.loader.num_workers == pick["num_workers"] for c in stage)
+    assert all(c.loader.num_workers == pick.num_workers for c in stage)
     assert answer.others == others
     snippet = answer.snippet()
     assert "and for Val at fit.py:30" in snippet and "num_workers=4" in snippet.split("\n")[-1]
@@ -73,7 +74,7 @@ def test_an_iterable_eval_loader_whose_workers_split_its_stream_is_tuned_in_prob
     tuner.run()
     others = state.load(tuner.study).others
     assert others is not None and others.config is not None and others.iterable
-    assert others.config["num_workers"] == 4
+    assert others.config.num_workers == 4
     # Its probes asked for the stream to be changed too; the search's own probes never did.
     assert all(c.others_iterable == (c.others is not None) for c in runner.calls)
 
@@ -125,7 +126,7 @@ def test_a_count_that_fails_a_probe_ends_the_climb_below_it() -> None:
     tuner.run()
     others = state.load(tuner.study).others
     assert others is not None and others.config is not None
-    assert others.config["num_workers"] == 2
+    assert others.config.num_workers == 2
     assert [t["num_workers"] for t in others.tried] == [0, 2, 4]
     # The script's own failures list stays the search's: this probe's settings were ours.
     assert summarize(tuner.study, "sqlite://").failures == []

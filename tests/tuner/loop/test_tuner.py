@@ -494,7 +494,7 @@ def test_a_rate_that_stops_growing_is_recommended_near_its_knee(seed_workers: in
     tuner.run()
     answer = summarize(tuner.study, "mem")
     assert answer.recommended is not None
-    workers = answer.recommended.config["num_workers"]
+    workers = answer.recommended.config.num_workers
     assert 9 <= workers <= 15, [c.loader.num_workers for c in runner.calls]
     tried = [c.loader.num_workers or 0 for c in runner.calls]
     assert any(0 < n < workers for n in tried)  # the cheaper side was measured
@@ -546,7 +546,7 @@ def test_threads_chosen_beside_a_load_that_then_went_are_not_the_answer() -> Non
     assert runner.calls[1].loader.threads == 1  # the load made threads worth a try
     answer = summarize(tuner.study, "mem")
     assert answer.recommended is not None and answer.baseline is not None
-    assert answer.recommended.config["threads"] is None, answer.choice
+    assert answer.recommended.config.threads is None, answer.choice
     assert answer.speedup in (None, 1.0) or answer.speedup < 1.1, answer
 
 
@@ -586,7 +586,7 @@ def test_a_library_s_shard_count_bounds_every_worker_count_tried() -> None:
     assert max(tried) <= 4, tried
     answer = summarize(tuner.study, "mem")
     assert answer.recommended is not None
-    assert answer.recommended.config["num_workers"] == 4
+    assert answer.recommended.config.num_workers == 4
     assert answer.diagnosis is not None
     assert "This dataset has 4 shards (datasets' `num_shards`)" in answer.diagnosis.summary
     assert "to_iterable_dataset(num_shards=N)" in answer.diagnosis.summary
@@ -603,7 +603,7 @@ def test_workers_a_measurement_saw_idle_bound_the_counts_tried_after_it() -> Non
     assert all(n <= 3 for n in tried[first + 1 :]), tried
     answer = summarize(tuner.study, "mem")
     assert answer.recommended is not None
-    assert answer.recommended.config["num_workers"] == 3
+    assert answer.recommended.config.num_workers == 3
     assert answer.diagnosis is not None
     assert "got nothing to load from the dataset" in answer.diagnosis.summary
 
