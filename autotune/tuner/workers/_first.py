@@ -111,9 +111,9 @@ def seeds(
         )
     fewer = next((t for t in space.threads if t is not None), None)
     if fewer is not None:
-        # Another process holds cores: the same loader with torch's threads on the cores it
-        # left is measured first (a short search may have time for one probe), then torch's
-        # own count, so that only the threads differ between the two.
+        # Another process, or the script's own loading, holds cores: the same loader with
+        # torch's threads on the cores left is measured first (a short search may have time
+        # for one probe), then torch's own count, so that only the threads differ.
         found.insert(0, replace(first, threads=fewer))
     if cuda:
         # CPU against GPU is a question a few kernels a step can answer either way (on an

@@ -15,10 +15,12 @@ import optuna
 from optuna.trial import FrozenTrial
 
 from autotune import state
+from autotune.contract import ProbeResult
 from autotune.state import baseline_of, usable
 from autotune.tuner.evidence import (
     ceiling_rate,
     diagnose,
+    loader_cpu_per_s,
     median,
     most_workers,
     steady_load,
@@ -128,19 +130,34 @@ def thread_choices(baseline: FrozenTrial, machine: Machine) -> tuple[int | None,
     default (None), when the script as written ran more threads than that; none otherwise.
     Free: the job's cores (its CPU set, less its CPU quota: torch counts the node where a
     quota limits the job), less those another process took when the script as written was
-    measured beside a steady load. Each step's threads meet at barriers, so one that shares a
-    core with another process, or waits out a quota's throttling, holds up all of them:
-    beside one spinning core of two, io_bound's 2-thread step ran at half the rate of a
-    1-thread one."""
+    measured beside a steady load, less those its own loading keeps busy (``loading_cores``):
+    workers decoding images beside a 2-thread step compete for the same cores. Each step's
+    threads meet at barriers, so one that shares a core with another process or a worker, or
+    waits out a quota's throttling, holds up all of them: beside one spinning core of two,
+    io_bound's 2-thread step ran at half the rate of a 1-thread one."""
     result = trial_result(baseline)
     torch_threads = result.torch_threads if result is not None else None
-    if not torch_threads:
+    if not torch_threads or result is None:
         return ()
-    free = machine.cpu_count
+    cores = float(machine.cpu_count)
     load = steady_load([baseline])
     if load is not None and load.cores is not None:
-        free = max(1, int(machine.cpu_count / machine.ranks - load.cores / machine.ranks + 0.5))
+        cores = (machine.cpu_count - load.cores) / machine.ranks
+    free = max(1, int(cores - loading_cores(result) + 0.5))
     return (free, None) if free < torch_threads else ()
+
+
+def loading_cores(result: ProbeResult) -> float:
+    """Cores the script's loading keeps busy beside its step: its workers' CPU per second,
+    or with none, the loading's share of the main process's CPU (serial with the step as
+    written, beside it once workers load)."""
+    per_s = loader_cpu_per_s(result)
+    if per_s is None:
+        return 0.0
+    workers = result.applied_config.num_workers or 0
+    if workers:
+        return per_s * workers
+    return per_s * (result.data_wait_fraction or 0.0)
 
 
 def capped(study: optuna.Study, space: SearchSpace) -> SearchSpace:
