@@ -63,12 +63,7 @@ class Baseline:
     def from_dict(cls, raw: dict[str, Any] | None) -> Baseline | None:
         if not raw:
             return None
-        config = raw.get("config")
-        return cls(
-            int(raw["trial"]),
-            LoaderConfig.from_dict(config) if config is not None else None,
-            raw.get("samples_per_s"),
-        )
+        return cls(int(raw["trial"]), _config(raw), raw.get("samples_per_s"))
 
 
 @dataclass(frozen=True)
@@ -87,13 +82,7 @@ class Failure:
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Failure:
-        config = raw.get("config")
-        return cls(
-            int(raw["trial"]),
-            raw.get("status"),
-            raw.get("reason"),
-            LoaderConfig.from_dict(config) if config is not None else None,
-        )
+        return cls(int(raw["trial"]), raw.get("status"), raw.get("reason"), _config(raw))
 
 
 @dataclass(frozen=True)
@@ -133,9 +122,7 @@ class OtherLoaders:
     @classmethod
     def from_dict(cls, raw: dict[str, Any] | None) -> OtherLoaders | None:
         built: OtherLoaders | None = _build(cls, raw)
-        if built is None or built.config is None:
-            return built
-        return replace(built, config=LoaderConfig.from_dict(raw and raw.get("config")))
+        return replace(built, config=_config(raw)) if built is not None and raw else built
 
 
 @dataclass(frozen=True)
@@ -249,6 +236,12 @@ class Answer:
 
 # Share of the epoch as written an untuned loader's pass must take for the snippet to name it.
 UNTUNED_SHARE = 0.1
+
+
+def _config(raw: dict[str, Any]) -> LoaderConfig | None:
+    """A stored answer's ``config`` as the typed settings (None stays None)."""
+    config = raw.get("config")
+    return LoaderConfig.from_dict(config) if config is not None else None
 
 
 def _build(cls: Any, raw: dict[str, Any] | None) -> Any:
