@@ -170,6 +170,9 @@ class _Segment:
                 w.terminate()
             for w in self.it._workers:
                 w.join(timeout=5)
+            # A worker killed inside the shared done-event's ``is_set()`` holds its lock for
+            # good, and torch's shutdown would wait on it forever. The dead need no signal.
+            self.it._workers_done_event = threading.Event()
         self.it._shutdown_workers()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import time
 from typing import Any
 
@@ -52,6 +53,21 @@ class ExitsInWorker0(Ids):
 class HangsInWorkers(Ids):
     def __getitem__(self, i: int) -> torch.Tensor:
         if _worker() >= 0:
+            time.sleep(3600)
+        return super().__getitem__(i)
+
+
+class HoldsTheDoneLock(Ids):
+    """Each worker takes the lock of torch's shared done event, as ``is_set()`` does for a
+    moment, and hangs there: a kill then leaves the lock held by a dead process."""
+
+    def __getitem__(self, i: int) -> torch.Tensor:
+        if _worker() >= 0:
+            frame = sys._getframe()
+            while frame.f_code.co_name != "_worker_loop":
+                assert frame.f_back is not None
+                frame = frame.f_back
+            frame.f_locals["done_event"]._cond.acquire()
             time.sleep(3600)
         return super().__getitem__(i)
 
@@ -217,11 +233,12 @@ def test_a_crashing_config_is_abandoned_without_losing_a_batch(dataset: Ids) -> 
     assert not new_children(before)
 
 
-def test_a_hanging_config_is_abandoned_and_its_workers_killed() -> None:
+@pytest.mark.parametrize("dataset", [HangsInWorkers(24), HoldsTheDoneLock(24)])
+def test_a_hanging_config_is_abandoned_and_its_workers_killed(dataset: Ids) -> None:
     before = children()
     started = time.monotonic()
     run, wrapped = epochs(
-        seeded(HangsInWorkers(24)), {(0, 1): {"num_workers": 2}}, n=1, first_batch_timeout_s=2
+        seeded(dataset), {(0, 1): {"num_workers": 2}}, n=1, first_batch_timeout_s=2
     )
     assert time.monotonic() - started < 60  # not the workers' hour of sleep
     assert ids(run[0]) == ids(plain(seeded(Ids(24)), n=1)[0])
