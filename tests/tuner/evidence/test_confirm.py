@@ -112,6 +112,31 @@ def test_a_cheaper_config_near_the_leader_is_re_measured_back_to_back(
     assert result.baseline_median == pytest.approx(205)
 
 
+@pytest.mark.parametrize(("fresh_49", "winner"), [([7450, 7500, 7480], 2), ([6900, 6950, 6920], 1)])
+def test_the_knee_is_held_against_the_fastest_not_a_config_that_reached_it(
+    fresh_49: list[float], winner: int
+) -> None:
+    # README's fresh clone: 49 workers reached 128 across probes (2 % below), 38 read 9 %
+    # below 128. Held against 49 alone, 38 was taken at 0.80 of 128's long-run rate.
+    base = cand(0, -1, [250, 255])
+    pool = [
+        base,
+        cand(1, 128, [6900, 6960, 7000, 6980]),
+        cand(2, 49, [6820, 6870, 6850, 6860]),
+        cand(3, 38, [6300, 6350, 6330, 6320]),
+    ]
+    plan = confirmation_plan(pool, base, 2)
+    assert plan.fresh and [c.trial for c in plan.candidates] == [1, 2, 3]
+    assert "ran 91% of the fastest, #1 (128 workers)" in plan.why, plan.why
+    assert "#2 (49 workers) reached it only across probes" in plan.why, plan.why
+    probe = Recorder({1: [7600, 7620, 7590], 2: fresh_49, 3: [6100, 6120, 6090]})
+    result = confirm_plan(plan, probe)
+    assert probe.calls == [1, 2, 3]  # one round, back to back
+    # 38 workers run 0.80 of 128 side by side: never the pick. 49 is where it reaches 128.
+    assert result.winner == {2: 2, 1: 1}[winner]
+    assert result.fastest == 1
+
+
 def test_a_winner_near_the_baseline_re_measures_the_baseline() -> None:
     base = cand(0, -1, [2900, 2950, 3000, 2980])
     pool = [base, cand(1, 2, [2990, 3050, 3020, 3010]), cand(2, 8, [1500, 1550, 1520, 1510])]
