@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from autotune.cli._common import literal
-from autotune.contract import PERSISTENT_WORKERS
+from autotune.contract import PERSISTENT_WORKERS, ProbeResult
 
 # The first clause of a reopened segment's reason is the run's figures that reopened the
 # search ("reopened: the data wait rose ..."); what follows "; " is the segment's own.
@@ -43,11 +43,10 @@ def started_cell(start: datetime | None, first: datetime | None) -> str:
     return f"+{(start - first).total_seconds():,.1f}s"
 
 
-def rank_rates(result: dict[str, Any] | None) -> str:
+def rank_rates(result: ProbeResult | None) -> str:
     """Each rank's own samples/s, rank 0 first ("" for a single process): the job's rate is
     the slowest rank's times the ranks, so a lagging rank shows here."""
-    ranks = (result or {}).get("ranks") or []
-    rates = [r.get("samples_per_s") for r in ranks if isinstance(r, dict)]
+    rates = [r.samples_per_s for r in (result.ranks or [] if result is not None else [])]
     if len(rates) < 2:
         return ""
     return "ranks " + ", ".join(f"{r:,.0f}" if r is not None else "-" for r in rates)

@@ -7,7 +7,7 @@ any such object back (a key it lacks takes its default): studies outlive release
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, TypeVar
 
 from autotune.answer import Diagnosis, OtherLoaders
@@ -242,7 +242,7 @@ class TrialRecord:
     reason: str | None = None
     config: LoaderConfig = field(default_factory=LoaderConfig)
     script_config: LoaderConfig = field(default_factory=LoaderConfig)
-    result: dict[str, Any] | None = None
+    result: ProbeResult | None = None
     partial: bool = False
     output_tail: str | None = None
     duplicate_of: int | None = None
@@ -253,49 +253,45 @@ class TrialRecord:
         (failed by its stale heartbeat and retried as a new trial)."""
         return self.status is not None
 
-    def probe_result(self) -> ProbeResult | None:
-        return ProbeResult.from_dict(self.result) if self.result else None
-
-    # The figures read without the whole result; the stored dict's keys stay in this module.
+    # The figures read without the whole result.
     @property
     def data_wait_fraction(self) -> float | None:
-        value = (self.result or {}).get("data_wait_fraction")
-        return float(value) if value is not None else None
+        return self.result.data_wait_fraction if self.result is not None else None
 
     @property
     def samples_per_s(self) -> float | None:
-        value = (self.result or {}).get("samples_per_s")
-        return float(value) if value is not None else None
+        return self.result.samples_per_s if self.result is not None else None
 
     def stored(self, names: Iterable[str]) -> dict[str, Any]:
         """The result's fields ``names`` as stored (JSON values; None where absent): for a
-        mirror that copies them as they are, typed or not."""
-        return {name: (self.result or {}).get(name) for name in names}
+        mirror that copies them as they are."""
+        data = self.result.to_dict() if self.result is not None else {}
+        return {name: data.get(name) for name in names}
 
     @property
     def windows(self) -> list[float]:
-        return [float(w) for w in (self.result or {}).get("windows") or []]
+        return [float(w) for w in self.result.windows] if self.result is not None else []
 
     @property
     def wall_s(self) -> float:
         """The probe's wall time (0 where none was recorded)."""
-        return float((self.result or {}).get("wall_s") or 0.0)
+        return float(self.result.wall_s or 0.0) if self.result is not None else 0.0
 
     @property
     def measured_loader(self) -> MeasuredLoader | None:
-        return MeasuredLoader.from_dict((self.result or {}).get("measured_loader"))
+        return self.result.measured_loader if self.result is not None else None
 
     @classmethod
     def of_result(cls, result: ProbeResult, role: Role) -> TrialRecord:
-        data = result.to_dict()
-        tail = data.pop("stderr_tail", "")
+        # The output's tail is kept on the record, for failures only, not in the result.
+        tail = result.stderr_tail
         return cls(
             role=role,
             status=result.status,
             reason=result.reason,
             config=result.applied_config,
             script_config=result.script_config,
-            result=data,
+            result=replace(result, stderr_tail=""),
             partial=result.status == "ended_early",
             output_tail=tail if result.status != "ok" else None,
         )

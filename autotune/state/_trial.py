@@ -5,14 +5,14 @@ recommended."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
 
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune.contract import LoaderConfig
+from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state._records import Role, TrialRecord, known
 
 
@@ -23,12 +23,18 @@ def record_of(trial: FrozenTrial | optuna.Trial) -> TrialRecord:
     values["script_config"] = LoaderConfig.from_dict(attrs.get("script_config"))
     values["partial"] = bool(attrs.get("partial", False))
     values["role"] = str(attrs.get("role", "search"))
+    raw = attrs.get("result")
+    values["result"] = ProbeResult.from_dict(raw) if raw else None
     return TrialRecord(**values)
 
 
 def attrs_of(record: TrialRecord) -> dict[str, Any]:
     """The user attributes a record is stored as (for ``optuna.trial.create_trial``)."""
-    attrs = asdict(record)
+    attrs = asdict(replace(record, result=None))
+    if record.result is not None:
+        # As a probe writes it, less its output's tail (the record's ``output_tail``).
+        attrs["result"] = record.result.to_dict()
+        attrs["result"].pop("stderr_tail", None)
     attrs["config"] = record.config.to_dict()
     attrs["script_config"] = record.script_config.to_dict()
     if attrs["output_tail"] is None:

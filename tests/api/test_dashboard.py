@@ -20,7 +20,7 @@ import pytest
 
 from autotune import state
 from autotune.answer import OtherLoaders
-from autotune.contract import LoaderConfig
+from autotune.contract import GpuReading, LoaderConfig
 from autotune.store import sync_study
 from autotune.tuner import summarize
 from tests.conftest import only_study_name
@@ -314,15 +314,14 @@ def test_trial_page_draws_gpu_utilisation_and_memory_over_time(
     done = next(t for t in study.get_trials() if t.state == optuna.trial.TrialState.COMPLETE)
     record = state.record_of(done)
     assert record.result is not None
-    result = dict(record.result)
     # What the probe's NVML sampler records on a GPU (this machine has none).
-    result["gpu"] = {
-        "device_name": "NVIDIA H100 80GB HBM3",
-        "util_series": [50 + i % 40 for i in range(40)],
-        "mem_series": [2**30 + i * 2**20 for i in range(40)],
-        "util_samples": 40,
-        "notes": [],
-    }
+    gpu = GpuReading(
+        device_name="NVIDIA H100 80GB HBM3",
+        util_series=[50 + i % 40 for i in range(40)],
+        mem_series=[2**30 + i * 2**20 for i in range(40)],
+        util_samples=40,
+    )
+    result = replace(record.result, gpu=gpu)
     study.add_trial(
         state.new_trial(
             replace(record, role="search", result=result),

@@ -6,7 +6,7 @@ import optuna
 from fastapi.testclient import TestClient
 
 from autotune import state
-from autotune.contract import LoaderConfig, ProbeResult
+from autotune.contract import LoaderConfig, ProbeResult, RankFigures
 from autotune.store import head_revision
 from autotune.store._sync import sync_study_strict
 from autotune.tuner import summarize
@@ -166,7 +166,7 @@ def test_a_live_run_s_segments_are_listed_in_order_with_the_reopenings_marked(
     study = optuna.create_study(storage=storage_for(db), study_name="live", direction="maximize")
     state.identify(study, state.Identity(script=SCRIPT, hardware=hardware()))
     why = "reopened: the data wait rose from 1.2 to 11.4 ms a batch for 3 windows in a row"
-    ranks = [{"rank": 0, "samples_per_s": 150.0}, {"rank": 1, "samples_per_s": 160.0}]
+    ranks = [RankFigures(rank=0, samples_per_s=150.0), RankFigures(rank=1, samples_per_s=160.0)]
     rows = [("baseline", 0, 100.0, ""), ("adapt", 4, 400.0, ""), ("reopened", 4, 300.0, why)]
     for role, workers, rate, reason in rows:
         result = ProbeResult(status="ok", samples_per_s=rate, windows=[rate], ranks=ranks)
@@ -203,8 +203,8 @@ def test_a_live_run_s_segments_are_listed_in_order_with_the_reopenings_marked(
     assert [r["rank"] for r in detail["ranks"]] == [0, 1]  # each rank's figures, per segment
     # The list carries each rank's rate too (the dashboard's segment chart shows them).
     assert items[2]["rank_rates"] == [
-        {"rank": 0, "status": None, "samples_per_s": 150.0},
-        {"rank": 1, "status": None, "samples_per_s": 160.0},
+        {"rank": 0, "status": "ok", "samples_per_s": 150.0},
+        {"rank": 1, "status": "ok", "samples_per_s": 160.0},
     ]
     assert detail["rank_rates"] == items[2]["rank_rates"]
 

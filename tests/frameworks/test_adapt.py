@@ -38,7 +38,7 @@ def _check(study: optuna.Study, dataset: str) -> None:
     trials = study.get_trials(deepcopy=False)
     assert [state.role(t) for t in trials][:2] == ["baseline", "adapt"], trials
     record = state.record_of(trials[0])
-    assert (record.result or {}).get("measured_loader", {}).get("dataset") == dataset
+    assert record.measured_loader is not None and record.measured_loader.dataset == dataset
     searched = [t for t in trials[1:] if t.value]
     assert searched and max(t.value for t in searched) > 1.5 * (trials[0].value or 0), [
         (t.params, t.value) for t in trials

@@ -152,8 +152,8 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         bound, binding = None, None  # the ceilings are of the script's own step, not its
     measured_loader = _measured_loader(best or base)
     epoch = epoch_answer(
-        record_of(base).probe_result() if base is not None else None,
-        record_of(best).probe_result() if best is not None else None,
+        record_of(base).result if base is not None else None,
+        record_of(best).result if best is not None else None,
         base_rate=base_confirmed or base_rate,
         best_rate=best_rate,
         same=speedup == 1.0

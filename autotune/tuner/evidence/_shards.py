@@ -75,7 +75,7 @@ class ShardBound:
 
 def _measured(trial: FrozenTrial) -> ShardBound | None:
     record = state.record_of(trial)
-    result = record.probe_result()
+    result = record.result
     if result is None:
         return None
     loader = result.measured_loader
@@ -101,7 +101,7 @@ def epoch_bound(trials: Iterable[FrozenTrial]) -> int | None:
     that count has nothing to load (persistent or not). None where unknown, over an
     iterable dataset (whose length is its workers' business), or with no baseline."""
     base = baseline_of(list(trials))
-    result = state.record_of(base).probe_result() if base is not None else None
+    result = state.record_of(base).result if base is not None else None
     if result is None or result.epoch is None or not result.epoch.epoch_batches:
         return None
     loader = result.measured_loader

@@ -52,7 +52,7 @@ def frozen_from_result(
 
 
 def trial_result(trial: FrozenTrial) -> ProbeResult | None:
-    return state.record_of(trial).probe_result()
+    return state.record_of(trial).result
 
 
 def trial_config(trial: FrozenTrial) -> LoaderConfig:

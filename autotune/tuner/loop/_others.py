@@ -84,7 +84,7 @@ def tune_others(
     base, best = baseline_of(trials), recommended_trial(study)
     if base is None or best is None:
         return None
-    written_result = record_of(base).probe_result()
+    written_result = record_of(base).result
     heavy = heavy_passes(written_result.epoch if written_result is not None else None)
     if not heavy:
         return None

@@ -24,9 +24,9 @@ HW = {"id": "test-hw", "cpu_count": 2}
 
 
 def trial(number: int, windows: list[float], cores: list[float] | None) -> optuna.trial.FrozenTrial:
-    result: dict[str, Any] = {"windows": windows, "cpu_count": 2, "data_wait_fraction": 0.05}
+    result = ProbeResult(windows=windows, cpu_count=2, data_wait_fraction=0.05)
     if cores is not None:
-        result["interference_cores"] = cores
+        result.interference_cores = cores
     t = state.new_trial(
         state.TrialRecord(role="search", status="ok", result=result),
         optuna.trial.TrialState.COMPLETE,

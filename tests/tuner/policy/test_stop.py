@@ -5,7 +5,7 @@ from __future__ import annotations
 import optuna
 from optuna.trial import TrialState
 
-from autotune.contract import LoaderConfig
+from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import TrialRecord, new_trial
 from autotune.tuner.evidence._ceiling import ceiling_suspect, changes_step, near_ceiling
 from autotune.tuner.evidence._noise import ci95_median, clearly_better, relative_spread
@@ -24,7 +24,7 @@ def trial(
     record = TrialRecord(
         role=role,
         status={"COMPLETE": "ok", "PRUNED": "pruned"}.get(state.name, "crashed"),
-        result={"data_wait_fraction": wait},
+        result=ProbeResult(data_wait_fraction=wait),
         config=config or LoaderConfig(),
     )
     value = sorted(windows)[len(windows) // 2] if state == TrialState.COMPLETE else None
