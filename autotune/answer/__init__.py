@@ -11,7 +11,9 @@ from autotune.answer._answer import (
     Epoch,
     EpochPass,
     Failure,
+    LivePass,
     OtherLoaders,
+    PassTry,
     Recommended,
 )
 
@@ -25,6 +27,8 @@ __all__ = [
     "Epoch",
     "EpochPass",
     "Failure",
+    "LivePass",
     "OtherLoaders",
+    "PassTry",
     "Recommended",
 ]

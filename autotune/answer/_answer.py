@@ -98,6 +98,32 @@ class EpochPass:
 
 
 @dataclass(frozen=True)
+class PassTry:
+    """A worker count tried for the other loaders, and their passes' seconds an epoch with it
+    (None: no pass seen, or the count failed)."""
+
+    num_workers: int
+    seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class LivePass:
+    """A pass of another loader that ``autotune run --adapt`` saw: its loader, when it ended
+    (seconds since the run began), how long it took, and the worker settings it ran with;
+    ``abandoned`` says how settings on trial failed in it (the pass went on with the
+    script's own)."""
+
+    loader: str
+    at_s: float
+    seconds: float
+    batches: int = 0
+    num_workers: int = 0
+    persistent_workers: bool = False
+    abandoned: str | None = None
+    iterable: bool = False
+
+
+@dataclass(frozen=True)
 class OtherLoaders:
     """The other map-style loaders of the epoch (evaluation, validation), tuned once the
     training loader's settings were chosen: each probe ran the recommendation with these
@@ -110,11 +136,11 @@ class OtherLoaders:
     # and with ``config``.
     as_written_s: float | None = None
     tuned_s: float | None = None
-    tried: list[dict[str, Any]] = field(default_factory=list)  # each: a worker count, seconds
+    tried: list[PassTry] = field(default_factory=list)
     reason: str | None = None  # why they were not tuned, or not changed
     # ``autotune run --adapt``: every pass the live run saw, in order (its loader, start,
     # seconds, worker settings and any abandoned switch), tuned on its own passes.
-    passes: list[dict[str, Any]] = field(default_factory=list)
+    passes: list[LivePass] = field(default_factory=list)
     # ``config`` is for IterableDataset loaders too: a probe saw each stream split across the
     # workers (the same batches a pass as written), so `autotune run --study` applies it there.
     iterable: bool = False
@@ -122,7 +148,14 @@ class OtherLoaders:
     @classmethod
     def from_dict(cls, raw: dict[str, Any] | None) -> OtherLoaders | None:
         built: OtherLoaders | None = _build(cls, raw)
-        return replace(built, config=_config(raw)) if built is not None and raw else built
+        if built is None or not raw:
+            return built
+        return replace(
+            built,
+            config=_config(raw),
+            tried=[_build(PassTry, t) for t in raw.get("tried") or []],
+            passes=[_build(LivePass, p) for p in raw.get("passes") or []],
+        )
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,13 @@ started, each rank's rate, and where the search reopened, so the run reads over 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
+from autotune.answer import OtherLoaders
 from autotune.cli._common import literal
-from autotune.contract import PERSISTENT_WORKERS, ProbeResult
+from autotune.contract import ProbeResult
 
 # The first clause of a reopened segment's reason is the run's figures that reopened the
 # search ("reopened: the data wait rose ..."); what follows "; " is the segment's own.
@@ -52,24 +52,23 @@ def rank_rates(result: ProbeResult | None) -> str:
     return "ranks " + ", ".join(f"{r:,.0f}" if r is not None else "-" for r in rates)
 
 
-def passes_table(others: dict[str, Any] | None) -> Table | None:
+def passes_table(others: OtherLoaders | None) -> Table | None:
     """The live run's passes of its other loaders (evaluation, validation), in order: each
     one's settings and seconds, and a setting that failed in one (the pass went on with the
     script's own). None when the run saw none."""
-    passes = (others or {}).get("passes") or []
-    if not passes:
+    if others is None or not others.passes:
         return None
     table = Table(title="other loaders' passes", title_justify="left")
     for col in ("loader", "ended", "workers", "seconds", "note"):
         table.add_column(col)
-    for p in passes:
-        persistent = ", persistent" if p.get(PERSISTENT_WORKERS) else ""
-        note = p.get("abandoned") or ("iterable: never changed" if p.get("iterable") else "")
+    for p in others.passes:
+        persistent = ", persistent" if p.persistent_workers else ""
+        note = p.abandoned or ("iterable: never changed" if p.iterable else "")
         table.add_row(
-            literal(str(p.get("loader") or "")),
-            f"+{float(p.get('at_s') or 0.0):,.1f}s",
-            f"{p.get('num_workers')}{persistent}",
-            f"{float(p.get('seconds') or 0.0):.2f}",
+            literal(p.loader),
+            f"+{p.at_s:,.1f}s",
+            f"{p.num_workers}{persistent}",
+            f"{p.seconds:.2f}",
             literal(note),
         )
     return table

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict
 from enum import Enum
 
 import typer
@@ -102,7 +101,7 @@ def show(
         )
     out.print(table)
     others = state.load(loaded).others
-    passes = segments.passes_table(None if others is None else asdict(others))
+    passes = segments.passes_table(others)
     if passes is not None:
         out.print(passes)
 

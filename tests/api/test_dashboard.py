@@ -19,7 +19,7 @@ import optuna
 import pytest
 
 from autotune import state
-from autotune.answer import OtherLoaders
+from autotune.answer import LivePass, OtherLoaders
 from autotune.contract import GpuReading, LoaderConfig
 from autotune.store import sync_study
 from autotune.tuner import summarize
@@ -352,10 +352,10 @@ def test_a_live_run_s_segments_are_drawn_over_time_with_the_reopening_marked(
     study = live_study(url, "live-run", why=WHY)
     # Its validation loader, tuned on its own passes: one failed in a pass.
     passes = [
-        {"loader": VAL, "num_workers": n, "persistent_workers": n > 0, "seconds": s}
-        for n, s in ((0, 0.9), (2, 0.5), (4, 0.3))
+        LivePass(VAL, at_s=10.0 * i, seconds=s, num_workers=n, persistent_workers=n > 0)
+        for i, (n, s) in enumerate(((0, 0.9), (2, 0.5), (4, 0.3)))
     ]
-    passes[2]["abandoned"] = "RuntimeError: <i>no handle</i>"
+    passes[2] = replace(passes[2], abandoned="RuntimeError: <i>no handle</i>")
     state.save_others(
         study,
         OtherLoaders(

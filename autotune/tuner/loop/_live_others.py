@@ -20,10 +20,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from autotune.answer import UNTUNED_SHARE, OtherLoaders
+from autotune.answer import UNTUNED_SHARE, LivePass, OtherLoaders
 from autotune.contract import (
-    NUM_WORKERS,
-    PERSISTENT_WORKERS,
     LoaderConfig,
     OthersOrder,
     PassReport,
@@ -58,7 +56,7 @@ class LiveOthers:
         self._done = False  # the climb is over: its last word stands
         self._lead: str | None = None
         self._climb: PassClimb | None = None
-        self.passes: list[dict[str, object]] = []
+        self.passes: list[LivePass] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="autotune-others", daemon=True)
 
@@ -89,16 +87,16 @@ class LiveOthers:
 
     def _seen(self, report: PassReport) -> None:
         self.passes.append(
-            {
-                "loader": report.loader,
-                "at_s": round(time.monotonic() - self._started, 3),
-                "seconds": report.seconds,
-                "batches": report.batches,
-                NUM_WORKERS: report.num_workers,
-                PERSISTENT_WORKERS: report.persistent_workers,
-                "abandoned": report.abandoned or None,
-                "iterable": report.iterable,
-            }
+            LivePass(
+                loader=report.loader,
+                at_s=round(time.monotonic() - self._started, 3),
+                seconds=report.seconds,
+                batches=report.batches,
+                num_workers=report.num_workers,
+                persistent_workers=report.persistent_workers,
+                abandoned=report.abandoned or None,
+                iterable=report.iterable,
+            )
         )
         if report.iterable:
             return
@@ -147,13 +145,13 @@ class LiveOthers:
         """What the run's other loaders got; None when it iterated none."""
         if not self.passes:
             return None
-        names = sorted({str(p["loader"]) for p in self.passes})
+        names = sorted({p.loader for p in self.passes})
         if self._climb is None:
             reason = (
                 f"no map-style pass took {UNTUNED_SHARE:.0%} of its epoch as written: "
                 "they were left as the script has them"
             )
-            if all(p["iterable"] for p in self.passes):
+            if all(p.iterable for p in self.passes):
                 reason = ITERABLE
             return OtherLoaders(loaders=names, reason=reason, passes=self.passes)
         found = self._climb.outcome(names)

@@ -23,8 +23,8 @@ from typing import Any, Protocol
 import optuna
 
 from autotune import state
-from autotune.answer import UNTUNED_SHARE, OtherLoaders
-from autotune.contract import NUM_WORKERS, EpochFigures, LoaderConfig, LoaderPass, ProbeResult
+from autotune.answer import UNTUNED_SHARE, OtherLoaders, PassTry
+from autotune.contract import EpochFigures, LoaderConfig, LoaderPass, ProbeResult
 from autotune.state import baseline_of, record_of
 from autotune.tuner.evidence import recommended_trial, trial_config
 from autotune.tuner.workers import MAX_PASS_WORKERS, PassClimb
@@ -105,7 +105,7 @@ def tune_others(
     streams = any(p.iterable for p in heavy)
     written_batches = _stream_batches(first, keys)
     written = min((p.num_workers for p in heavy), default=0)
-    tried: list[dict[str, float | int | None]] = [{NUM_WORKERS: written, "seconds": reference}]
+    tried = [PassTry(written, reference)]
     if reference is None:
         return OtherLoaders(
             loaders=names,

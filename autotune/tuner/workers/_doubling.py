@@ -6,10 +6,8 @@ hold (another loader's passes; conditions that changed under a live run)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from autotune.answer import OtherLoaders
-from autotune.contract import NUM_WORKERS, LoaderConfig
+from autotune.answer import OtherLoaders, PassTry
+from autotune.contract import LoaderConfig
 
 # A doubling must make the other loaders' passes this much faster to be kept: one probe a
 # count, on a machine whose times swing, so less would follow noise.
@@ -29,7 +27,7 @@ class PassClimb:
     def __init__(self, written: int, reference: float, top: int = MAX_PASS_WORKERS) -> None:
         self.reference = self.best_s = reference
         self.chosen: LoaderConfig | None = None
-        self.tried: list[dict[str, Any]] = [{NUM_WORKERS: written, "seconds": reference}]
+        self.tried: list[PassTry] = [PassTry(written, reference)]
         self.stopped: str | None = None  # why the climb ended, once it has
         self._next = max(2, 2 * written)
         self._top = top
@@ -42,21 +40,21 @@ class PassClimb:
             return None
         return LoaderConfig(num_workers=self._next, persistent_workers=True)
 
-    def measured(self, seconds: float | None, **more: Any) -> None:
+    def measured(self, seconds: float | None) -> None:
         """The candidate's passes took ``seconds`` (None: not seen)."""
         candidate = self.candidate()
         if candidate is None:
             return
-        self.tried.append({NUM_WORKERS: self._next, "seconds": seconds, **more})
+        self.tried.append(PassTry(self._next, seconds))
         if seconds is None or seconds > self.best_s * (1 - PASS_GAIN):
             self.stopped = "no worker count made their passes faster"
             return
         self.best_s, self.chosen = seconds, candidate
         self._next *= 2
 
-    def failed(self, why: str, **more: Any) -> None:
+    def failed(self, why: str) -> None:
         """The candidate failed: the climb ends below it."""
-        self.tried.append({NUM_WORKERS: self._next, "seconds": None, **more})
+        self.tried.append(PassTry(self._next))
         self.stopped = why
 
     def outcome(self, names: list[str]) -> OtherLoaders:

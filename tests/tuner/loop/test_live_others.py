@@ -60,7 +60,7 @@ def test_a_heavy_pass_climbs_while_faster_then_keeps_the_best(tmp_path: Path) ->
     assert found is not None and found.config is not None
     assert found.config.num_workers == 2
     assert (found.as_written_s, found.tuned_s) == (1.0, 0.5)
-    assert [p["num_workers"] for p in found.passes] == [0, 2, 4, 2]
+    assert [p.num_workers for p in found.passes] == [0, 2, 4, 2]
     assert found.loaders == ["Val at fit.py:30"]
 
 

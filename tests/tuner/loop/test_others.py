@@ -51,7 +51,7 @@ def test_the_eval_loaders_workers_climb_while_their_passes_get_faster() -> None:
     others = state.load(tuner.study).others
     assert others is not None and others.config is not None
     # 0 (as written), 2, 4, 8: 8 is no faster than 4 beyond the gain asked, so 4 stands.
-    assert [t["num_workers"] for t in others.tried] == [0, 2, 4, 8]
+    assert [t.num_workers for t in others.tried] == [0, 2, 4, 8]
     assert others.config.num_workers == 4 and others.config.persistent_workers is True
     assert others.as_written_s == 0.8 and others.tuned_s == 0.2
     asked = [c.others for c in runner.calls if c.others is not None]
@@ -88,7 +88,7 @@ def test_an_iterable_eval_loader_whose_batches_multiply_with_workers_stays_as_wr
     others = state.load(tuner.study).others
     assert others is not None and others.config is None and not others.iterable
     assert others.reason is not None and "do not split it" in others.reason
-    assert others.tried[-1]["num_workers"] == 2  # the first count tried ended the climb
+    assert others.tried[-1].num_workers == 2  # the first count tried ended the climb
 
 
 def test_probes_that_see_no_epoch_leave_the_eval_loaders_as_written() -> None:
@@ -127,7 +127,7 @@ def test_a_count_that_fails_a_probe_ends_the_climb_below_it() -> None:
     others = state.load(tuner.study).others
     assert others is not None and others.config is not None
     assert others.config.num_workers == 2
-    assert [t["num_workers"] for t in others.tried] == [0, 2, 4]
+    assert [t.num_workers for t in others.tried] == [0, 2, 4]
     # The script's own failures list stays the search's: this probe's settings were ours.
     assert summarize(tuner.study, "sqlite://").failures == []
 

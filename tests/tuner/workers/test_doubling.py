@@ -17,7 +17,7 @@ def test_the_passes_climb_doubles_while_each_count_gains_and_keeps_the_last_that
     found = climb.outcome(["Val"])
     assert found.config == LoaderConfig(num_workers=2, persistent_workers=True)
     assert (found.as_written_s, found.tuned_s, found.reason) == (10.0, 6.0, None)
-    assert [t["num_workers"] for t in found.tried] == [0, 2, 4]
+    assert [t.num_workers for t in found.tried] == [0, 2, 4]
 
 
 def test_the_passes_climb_stops_at_its_top_and_below_a_failure() -> None:
