@@ -7,7 +7,7 @@ machine's probe lock, and a trial only while the study's budget has room for it.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -23,20 +23,10 @@ from autotune.tuner.loop._tuner import Tuner
 
 
 def save_options(study: optuna.Study, options: TunerOptions) -> None:
-    """What every worker must share with the study's creator: budget, space, measurement."""
-    state.save_options(
-        study,
-        SharedOptions(
-            trials=options.trials,
-            trial_timeout_s=options.trial_timeout_s,
-            settings=options.settings,
-            tune_batch_size=options.tune_batch_size,
-            max_workers=options.max_workers,
-            max_gpu_mem_bytes=options.max_gpu_mem_bytes,
-            patience=options.patience,
-            min_windows=options.min_windows,
-        ),
-    )
+    """What every worker must share with the study's creator: budget, space, measurement
+    (the fields ``SharedOptions`` names, read off the creator's options)."""
+    shared = {f.name: getattr(options, f.name) for f in fields(SharedOptions)}
+    state.save_options(study, SharedOptions(**shared))
 
 
 def load_options(study: optuna.Study, **overrides: Any) -> TunerOptions:
