@@ -424,3 +424,45 @@ def test_the_script_s_own_work_between_epochs_is_in_no_window(monkeypatch) -> No
     assert all(abs(w - 400) < 0.02 * 400 for w in figures.windows), figures.windows
     assert meter.outside_s == pytest.approx(2.0 * gaps)
     assert figures.measured_wall_s is not None and figures.measured_wall_s < 8 * 0.3 + 0.2
+
+
+def _drained(monkeypatch, *, read_waiting: bool) -> Meter:  # type: ignore[no-untyped-def]
+    """48 workers started one after another over 4.8 s, over storage that finishes 80 batches
+    a second: the main process takes batches in order as each worker comes up (10 a second),
+    while the workers started before finish theirs, so 160 finished batches pile up. The
+    10 ms step then drains the pile at 100 batches a second for 8 s while 80 more finish each
+    second, and from then on takes what the storage finishes."""
+    meter, now = _clocked(monkeypatch, window_s=0.6, windows=5)
+    meter.workers = 48
+    times = [0.2 + 0.1 * k for k in range(48)]  # each worker's first batch, in turn
+    pile_end = times[-1] + 160 / (100 - 80)
+    times += [times[-1] + 0.01 * (k + 1) for k in range(int((pile_end - times[-1]) / 0.01))]
+    times += [times[-1] + (k + 1) / 80 for k in range(1200)]
+    pile = [0]
+    if read_waiting:
+        meter.waiting = lambda: pile[0]
+    for t in times:
+        if meter.done:
+            break
+        # Finished and not taken: grows to 160 as the workers come up, then drains. The main
+        # process waits the whole gap while they come up, not at all while the pile lasts
+        # (the step takes the time), and what the step leaves after.
+        if t <= times[47]:
+            t0, pile[0] = now[0], round(160 * t / times[47])
+        elif t <= pile_end:
+            t0, pile[0] = t - 0.0001, max(0, round(160 - (t - times[47]) * 20))
+        else:
+            t0, pile[0] = min(now[0] + 0.01, t), 0
+        now[0] = t
+        meter.record(t0, t, 32)
+    assert meter.done
+    return meter
+
+
+def test_a_pile_of_batches_finished_during_a_staggered_start_is_no_rate(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    storage = 80 * 32
+    windows = _drained(monkeypatch, read_waiting=True).figures().windows
+    assert abs(statistics.median(windows) - storage) / storage < 0.05, windows
+    # Measured while the pile drains, the step's pace reads as the rate.
+    blind = _drained(monkeypatch, read_waiting=False).figures().windows
+    assert statistics.median(blind) > 1.2 * storage, blind
