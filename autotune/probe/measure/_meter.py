@@ -4,8 +4,7 @@ Warm-up ends when the loader is in steady state, not after a fixed time: tens of
 seconds to start on a small machine, and windows over their ramp would measure the start-up
 as if it were the rate. Steady means every worker has delivered (batches >= 2 x workers) and
 the rate over ``STEADY_SUBWINDOWS`` warm-up sub-windows in a row (a third of a window each)
-was no more than ``steady_tolerance`` above the best sub-window before it, nor a drain of
-batches finished before it (``_windows.drain_free``).
+was no more than ``steady_tolerance`` above the best sub-window before it.
 ``warmup_s``/``warmup_batches`` stay the minimum; ``max_warmup_s`` is the cap, after which
 measuring starts anyway with ``steady_state=False``.
 
@@ -34,7 +33,6 @@ from autotune.probe.measure._figures import MeterFigures, figures_of
 from autotune.probe.measure._fit import deadline_at, fitted_window_s, warmup_over
 from autotune.probe.measure._windows import (
     closes_on_time_or_turn,
-    drain_free,
     stalled_at_epoch_start,
     window_rate,
 )
@@ -129,7 +127,6 @@ class Meter:
         self._sub_samples = 0
         self._sub_batches = 0
         self._sub_best: float | None = None
-        self._sub_waiting: int | None = None  # finished batches untaken at its start
         self._calm = 0
         self._window_start = 0.0
         self._window_samples = 0
@@ -144,8 +141,9 @@ class Meter:
             self.started_at = t
         ended, self._ended_at = self._ended_at, None
         if ended is not None and self.measuring and t > ended:
-            # Between two training passes the script does its own work (validation) at
-            # settings no trial changes: no window holds it.
+            # Between the training pass's end and the next one's start the script did its
+            # own work (validation, checkpoints) at settings no trial changes: no window holds
+            # it, or a window over an epoch end would not compare with one inside an epoch.
             gap = t - ended
             self.outside_s += gap
             self._window_start += gap
@@ -167,9 +165,10 @@ class Meter:
             self.startup_s += t1 - max(t_iter, self.measure_start or t_iter)
 
     def prewarm(self, delivered: Sequence[tuple[float, float, int]]) -> None:
-        """Batches (before, after, samples) the loader delivered, at the trial's settings,
-        before the probe chose it: they count toward the warm-up, never toward a window, nor
-        toward ``batches`` (the patch counts them)."""
+        """Batches (before, after, samples) the loader delivered before the probe chose it:
+        it already ran with the trial's settings, so they count toward the warm-up (a 0-worker
+        baseline at 128 ms a batch spent 1.2 s on them, then as long again warming up); they
+        never count toward a window, nor toward ``batches`` (the patch counts them)."""
         for _t0, t1, n in delivered:
             if self.measuring or self.done:
                 return
@@ -203,7 +202,6 @@ class Meter:
         """Counters only; a division per closed sub-window."""
         if self._sub_start is None:
             self._sub_start = t1  # sub-windows start at the first batch: not its wait
-            self._sub_waiting = self._read_waiting()
             return
         self._sub_samples += n
         self._sub_batches += 1
@@ -216,16 +214,13 @@ class Meter:
         elapsed = t1 - self._sub_start
         if elapsed < self._sub_s or self._sub_batches < max(s.min_batches_per_window, self.workers):
             return
-        end = self._read_waiting()
-        made = drain_free(self._sub_samples, self._sub_batches, (self._sub_waiting, end)) / elapsed
-        self._sub_waiting = end
-        rate, best = self._sub_samples / elapsed, self._sub_best
-        # Calm: no faster than the best sub-window so far, and not a drain of batches the
-        # workers finished before it (``drain_free``). One noisy dip inside a ramp is calm
-        # too, so STEADY_SUBWINDOWS calm sub-windows in a row end the warm-up.
-        calm = best is not None and rate <= best * (1 + s.steady_tolerance)
-        self._calm = self._calm + 1 if calm and made >= rate * (1 - s.steady_tolerance) else 0
-        rate = made
+        rate = self._sub_samples / elapsed
+        best = self._sub_best
+        # Calm: no faster than the best sub-window so far. One noisy dip inside a ramp is
+        # calm too, so STEADY_SUBWINDOWS calm sub-windows in a row end the warm-up.
+        self._calm = (
+            self._calm + 1 if best is not None and rate <= best * (1 + s.steady_tolerance) else 0
+        )
         self._sub_best = rate if best is None else max(best, rate)
         self._sub_start, self._sub_samples, self._sub_batches = t1, 0, 0
         if (
@@ -257,13 +252,15 @@ class Meter:
         """Whether an epoch, at the warm-up's best rate, fits the span a probe can measure."""
         if not self.epoch_batches or not self.batches or self.first_batch_at is None:
             return False
-        elapsed = now - self.first_batch_at
-        # Samples/s of the best warm-up sub-window, else of the warm-up as a whole.
-        rate = self._sub_best or (self.samples / elapsed if elapsed > 0 else None)
+        s = self.settings
+        rate = self._sub_best  # samples/s of the best warm-up sub-window
+        if not rate:
+            elapsed = now - self.first_batch_at
+            rate = self.samples / elapsed if elapsed > 0 else None
         if not rate:
             return False
         epoch_s = self.epoch_batches * (self.samples / self.batches) / rate
-        return epoch_s <= EPOCH_WINDOW_SPAN * self.settings.windows * self.window_s
+        return epoch_s <= EPOCH_WINDOW_SPAN * s.windows * self.window_s
 
     def _start_measuring(self) -> None:
         self._sync()
@@ -313,8 +310,10 @@ class Meter:
     def _finished(self, samples: int, batches: int, elapsed: float) -> float:
         """Samples/s of the window now closing (``_windows.window_rate``)."""
         end = self._read_waiting()
-        waiting, self._waiting_at_start = (self._waiting_at_start, end), end
-        return window_rate(samples, batches, elapsed, waited=self._window_wait, waiting=waiting)
+        start, self._waiting_at_start = self._waiting_at_start, end
+        return window_rate(
+            samples, batches, elapsed, waited=self._window_wait, waiting=(start, end)
+        )
 
     def epoch_ended(self, t: float) -> None:
         """The measured iterator ran out: the training pass of an epoch ends here."""

@@ -95,16 +95,3 @@ def window_rate(
     ):
         return samples / elapsed
     return max(0.0, samples + (end - start) * samples / batches) / elapsed
-
-
-def drain_free(samples: int, batches: int, waiting: tuple[int | None, int | None]) -> int:
-    """Of ``samples`` handed over in ``batches``, those the workers finished meanwhile: less
-    the batches taken from a store of finished ones that fell (``waiting`` at the start and
-    the end). Many workers that start one after another fill that store while the main
-    process waits for the last of them in order, and the step then drains it at its own pace
-    for seconds: 192 workers over storage that serves 6 requests at once (600 samples/s at
-    most) read 855 samples/s in a probe whose warm-up ended on the drain, 505 in long runs."""
-    start, end = waiting
-    if start is None or end is None or end >= start or not batches:
-        return samples
-    return max(0, samples - (start - end) * samples // batches)
