@@ -104,7 +104,7 @@ def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: st
     assert len(_rank_digests(plain.stdout)) == 2
     name = done.stderr.split("recorded in study ")[1].split()[0]
     trials = optuna.load_study(study_name=name, storage=db_url).get_trials(deepcopy=False)
-    segment = state.record_of(trials[1]).probe_result()
+    segment = state.record_of(trials[1]).result
     ranks = segment.ranks if segment is not None else None  # each rank's own, per segment
     assert ranks is not None and [r.rank for r in ranks] == [0, 1], ranks
     assert all(r.samples_per_s for r in ranks), ranks
