@@ -38,6 +38,7 @@ from autotune.contract import (
     TUNED_KEYS,
     worker_values,
 )
+from autotune.probe.loader._sigint import UnheldInit, sigint_held
 
 Settings = dict[str, Any]
 # Builds a segment's DataLoader: (dataset, **kwargs) as DataLoader takes them.
@@ -135,9 +136,11 @@ class _Segment:
             kwargs.update(batch_size=None, sampler=self.view)
         else:
             kwargs["batch_sampler"] = self.view
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), sigint_held() as mask:
             # The worker count was chosen on purpose; torch would repeat its advice per segment.
             warnings.filterwarnings("ignore", message="This DataLoader will create")
+            if workers > 0:  # Ctrl-C while they fork: after (``_sigint.py``)
+                kwargs["worker_init_fn"] = UnheldInit(source.worker_init_fn, mask)
             self.loader = owner._factory(source.dataset, **kwargs)
             self.it: Any = iter(self.loader)
         self.on_trial = owner._fallback is not None and not owner._proven and workers > 0

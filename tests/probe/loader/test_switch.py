@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import sys
+import textwrap
 import time
 from typing import Any
 
@@ -315,3 +317,40 @@ def test_only_worker_settings_can_be_switched() -> None:
         wrapped.switch({"batch_size": 8})
     with pytest.raises(ValueError, match="prefetch_factor"):
         wrapped.switch({"num_workers": 2, "prefetch_factor": 0})
+
+
+# Ctrl-C as a terminal sends it, while a switch forks its workers: every fork sends the
+# process SIGINT from an at-fork hook, the moment CPython would drop the KeyboardInterrupt
+# ("Exception ignored in ... _releaseLock") and the new worker die of its own copy.
+CTRL_C_AT_FORK = """
+import os, signal
+import torch
+from torch.utils.data import DataLoader
+from autotune.probe.loader import SwitchableLoader
+
+os.register_at_fork(before=lambda: os.kill(os.getpid(), signal.SIGINT))
+wrapped = SwitchableLoader(DataLoader(torch.arange(64), batch_size=4))
+batches = 0
+try:
+    for epoch in range(3):
+        for batch in wrapped:
+            batches += 1
+            if batches == 2:
+                wrapped.switch({"num_workers": 2})
+except KeyboardInterrupt:
+    print("interrupted after", batches, flush=True)
+    raise
+print("finished", batches, [e.kind for e in wrapped.events], flush=True)
+"""
+
+
+def test_ctrl_c_while_a_switch_forks_its_workers_reaches_the_training() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(CTRL_C_AT_FORK)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # As Python ends on an uncaught KeyboardInterrupt: status 130 (death by SIGINT) or 1.
+    assert proc.stdout.startswith("interrupted after 2"), (proc.stdout, proc.stderr)
+    assert proc.returncode != 0, proc.stdout
