@@ -10,7 +10,6 @@ segments use too (``_watch.py``).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import subprocess
 import time
@@ -23,6 +22,7 @@ from autotune.contract import (
     FAILED_STATUSES,
     RUNNER_PID_ENV,
     THREAD_ENVS,
+    ProbeResult,
     TrialConfig,
 )
 from autotune.runner._base import Target, WindowCallback
@@ -118,20 +118,18 @@ class Member:
         if code is not None and code != 0:
             return True
         result = self._result()
-        return result is not None and result.get("status") in FAILED_STATUSES
+        return result is not None and result.status in FAILED_STATUSES
 
     def reason(self) -> str | None:
         """The reason its result gives, once written."""
         result = self._result()
-        reason = None if result is None else result.get("reason")
-        return reason if isinstance(reason, str) else None
+        return None if result is None else result.reason
 
-    def _result(self) -> dict[str, object] | None:
+    def _result(self) -> ProbeResult | None:
         if not self.result_path.exists():
             return None
-        with contextlib.suppress(ValueError, OSError):
-            result = json.loads(self.result_path.read_text())
-            return result if isinstance(result, dict) else None
+        with contextlib.suppress(ValueError, OSError, TypeError, AttributeError):
+            return ProbeResult.read(self.result_path)
         return None
 
 
