@@ -88,7 +88,7 @@ def _probe(lib: Library, tmp_path: Path) -> tuple[subprocess.CompletedProcess[st
     mark = uuid.uuid4().hex
     command = [
         sys.executable, "-m", "autotune.cli", "probe", str(LIBRARIES / lib.script),
-        "--trials", "3", "--json", "--storage", f"sqlite:///{tmp_path / 'autotune.db'}",
+        "--trials", "2", "--json", "--storage", f"sqlite:///{tmp_path / 'autotune.db'}",
         *QUICK, "--", *lib.args,
     ]  # fmt: skip
     proc = subprocess.run(
