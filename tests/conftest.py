@@ -70,10 +70,21 @@ def probe(
     return result
 
 
-@pytest.fixture(autouse=True)
-def _turn_at_the_machine(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Side by side with other tests, unless marked ``alone`` (``tests/turns.py``)."""
-    with turn(request.node.get_closest_marker("alone") is not None):
+def _alone(item: pytest.Item | None) -> bool:
+    return item is not None and item.get_closest_marker("alone") is not None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The alone tests first, in a row (``tests/turns.py``); the rest in their own order."""
+    items.sort(key=lambda item: not _alone(item))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Side by side with other tests, unless marked ``alone`` (``tests/turns.py``): setup,
+    call and teardown all inside the turn."""
+    alone = _alone(item)
+    with turn(alone, keep=alone and _alone(nextitem)):
         yield
 
 
