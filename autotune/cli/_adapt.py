@@ -131,22 +131,28 @@ def run_adapting(
                         # too and ends (or trains on, settled) as it would without autotune.
                         reporter.note("autotune: interrupted; the reopened search stopped")
             code = live.wait()
-        found = live.loader() is not None
+        found, interrupted = live.loader() is not None, live.interrupted
         _save_others(study, others, url)
     if not found:
-        err.print(
-            f"autotune: {script} never iterated a torch DataLoader, so there was nothing to "
-            "tune; if it loads data another way, autotune cannot tune it",
-            soft_wrap=True,
-            highlight=False,
+        # After Ctrl-C the training may have ended before its loader was reported: that says
+        # nothing of whether the script uses one.
+        why = (
+            ": Ctrl-C ended it before autotune had its training loader; nothing was tuned"
+            if interrupted
+            else " never iterated a torch DataLoader, so there was nothing to tune; if it "
+            "loads data another way, autotune cannot tune it"
         )
+        err.print(say("autotune: ", literal(script, limit=None), why), soft_wrap=True)
         return code
+    measured = f"{adapted.segments} setting{'s' if adapted.segments != 1 else ''}"
     err.print(
-        f"autotune: {adapted.segments} setting{'s' if adapted.segments != 1 else ''} measured; "
-        "apply without tuning next time: "
-        f"autotune run {script} --study {study.study_name}",
+        say(
+            f"autotune: {measured} measured; apply without tuning next time: autotune run ",
+            literal(script, limit=None),
+            " --study ",
+            literal(study.study_name, limit=None),
+        ),
         soft_wrap=True,
-        highlight=False,
     )
     return code
 

@@ -16,7 +16,7 @@ import optuna
 import pytest
 
 from autotune import state
-from tests.conftest import MARK_ENV, SCRIPTS, assert_no_orphans
+from tests.conftest import MARK_ENV, SCRIPTS, as_foreground, assert_no_orphans
 
 # The live runs are alone (tests/turns.py): a live search must settle before the training
 # ends, which a neighbour's load delays. The refusals start no search and share the machine.
@@ -177,6 +177,19 @@ def test_a_run_without_a_dataloader_is_told_so_and_keeps_its_exit_code(db_url: s
     assert "Traceback" not in done.stderr
     assert "never iterated a torch DataLoader" in done.stderr, done.stderr
     assert "apply without tuning" not in done.stderr
+
+
+def test_ctrl_c_before_the_loader_is_not_told_as_a_script_without_one(db_url: str) -> None:
+    # The script sends its own group SIGINT, so autotune runs in a session of its own here.
+    cmd = [*CLI, "run", str(SCRIPTS / "ctrl_c_early.py"), "--adapt", "--storage", db_url]
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=300, start_new_session=True,
+        preexec_fn=as_foreground,
+    )  # fmt: skip
+    assert done.returncode == 130, done.stderr
+    assert "KeyboardInterrupt" in done.stderr and "the loop ran" not in done.stdout
+    assert "Ctrl-C ended it before autotune had its training loader" in done.stderr, done.stderr
+    assert "never iterated a torch DataLoader" not in done.stderr, done.stderr
 
 
 @pytest.mark.alone
