@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,14 +33,18 @@ def _other_worker_finds(machine: Path) -> str:
 
 
 @pytest.fixture
-def run_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """A run of its own: its lock files apart from the suite's."""
+def run_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """A run of its own: its lock files apart from the suite's. A lock this test left kept
+    is let go after it, so no later test of this worker takes it for the suite's."""
     monkeypatch.setenv("PYTEST_XDIST_TESTRUNUID", uuid.uuid4().hex)
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
     monkeypatch.setattr(turns.tempfile, "gettempdir", lambda: str(tmp_path))
     folder = turns._folder()
     assert folder is not None
-    return folder / "machine"
+    try:
+        yield folder / "machine"
+    finally:
+        turns._release_held()
 
 
 def test_an_alone_test_kept_for_the_next_alone_one_holds_the_machine_between_them(
