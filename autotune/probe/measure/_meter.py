@@ -343,10 +343,8 @@ class Meter:
             return self._epochs_decided
         if len(windows) < 2:
             return False
-        if all(self._window_starts):
-            # Every window holds a start (tiny epochs): each has its share of them.
-            self._epochs_decided = True
-            return True
+        # A stall first: windows that each hold a start still differ when one holds only a
+        # fragment of an epoch beside its start (measuring began near an epoch's end).
         if stalled_at_epoch_start(windows, self._window_starts):
             self.epoch_windows = True
             self.windows.clear()
@@ -354,6 +352,8 @@ class Meter:
             self._window_starts.clear()
             self._held.clear()
             return False
+        # Otherwise the time windows stand: every one holds a start (tiny epochs, each with
+        # its share of them), or the spread is no stall.
         self._epochs_decided = True
         return True
 

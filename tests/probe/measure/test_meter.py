@@ -191,6 +191,38 @@ def test_short_epochs_are_measured_in_whole_epochs(monkeypatch) -> None:  # type
     assert blind.samples_per_s > 1.5 * long_run
 
 
+def test_a_first_window_of_an_epoch_s_last_batches_and_the_next_start_is_never_written(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Measuring begins 4 batches before an epoch ends; validation runs outside the windows,
+    # then the next epoch stalls 0.6 s at its start. Every time window holds a start, the first
+    # only a fragment of an epoch beside it (85 samples/s where a long run sees 162): whole
+    # epochs measure it, and the fragment never reaches the runner's pruner.
+    settings = ProbeSettings(
+        warmup_batches=2, warmup_s=0.0, window_s=0.7, windows=3, min_batches_per_window=2
+    )
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
+    streamed: list[float] = []
+    meter = Meter(settings, on_window=lambda i, v: streamed.append(v))
+    meter.epoch_batches = 40
+    meter.iter_started(0.0)
+    i = 36
+    while not meter.done and now[0] < 1000:
+        start = i % 40 == 0
+        if start and i > 36:
+            meter.epoch_ended(now[0])
+            now[0] += 0.2  # the script's validation pass
+            meter.iter_started(now[0])
+        t_iter = now[0]
+        now[0] += 0.6 if start else 0.01
+        if start:
+            meter.first_batch(t_iter, now[0])
+        meter.record(now[0] - 0.005, now[0], 4)
+        i += 1
+    long_run = 40 * 4 / (0.6 + 39 * 0.01)
+    assert meter.epoch_windows is True
+    assert streamed and all(abs(w - long_run) < 0.05 * long_run for w in streamed), streamed
+
+
 def test_long_epochs_keep_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     meter = _bursty(monkeypatch, epoch_batches=100_000)
     assert meter.epoch_windows is False
