@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from autotune.answer import Diagnosis, OtherLoaders
 from autotune.contract import (
+    BATCH_SIZE,
     LoaderConfig,
     MeasuredLoader,
     ProbeResult,
@@ -137,7 +138,7 @@ class Shape:
     def from_dict(cls, raw: dict[str, Any]) -> Shape | None:
         try:
             return cls(
-                batch_size=int(raw["batch_size"]),
+                batch_size=int(raw[BATCH_SIZE]),
                 load_s=float(raw["load_s"]),
                 step_s=float(raw["step_s"]),
                 predicted=int(raw["predicted"]),
