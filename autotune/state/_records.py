@@ -63,13 +63,20 @@ class Ceiling(Readings):
 
 @dataclass(frozen=True)
 class Contender(Readings):
-    """One config re-measured by confirmation, its windows pooled over its runs."""
+    """One config re-measured by confirmation, its windows pooled over its runs. Stored as
+    ``asdict`` writes it, ``config`` as the object ``LoaderConfig.to_dict`` gives."""
 
     trial: int = -1
-    config: dict[str, Any] = field(default_factory=dict)
+    config: LoaderConfig = field(default_factory=LoaderConfig)
     median: float | None = None
     ci95: list[float] | None = None
     runs: int = 1
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Contender:
+        values = known(cls, raw)
+        values["config"] = LoaderConfig.from_dict(raw.get("config"))
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -100,9 +107,7 @@ class Confirmation:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Confirmation:
         values = known(cls, raw)
-        values["candidates"] = [
-            Contender(**known(Contender, c)) for c in raw.get("candidates") or []
-        ]
+        values["candidates"] = [Contender.from_dict(c) for c in raw.get("candidates") or []]
         return cls(**values)
 
 
