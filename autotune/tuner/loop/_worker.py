@@ -7,14 +7,13 @@ machine's probe lock, and a trial only while the study's budget has room for it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import optuna
 
 from autotune import state
-from autotune.state import SharedOptions
 from autotune.tuner.evidence import baseline_failure
 from autotune.tuner.loop._gate import LOCK_PATH, MachineTurn
 from autotune.tuner.loop._open import StudyError
@@ -23,10 +22,9 @@ from autotune.tuner.loop._tuner import Tuner
 
 
 def save_options(study: optuna.Study, options: TunerOptions) -> None:
-    """What every worker must share with the study's creator: budget, space, measurement
-    (the fields ``SharedOptions`` names, read off the creator's options)."""
-    shared = {f.name: getattr(options, f.name) for f in fields(SharedOptions)}
-    state.save_options(study, SharedOptions(**shared))
+    """Keeps on the study what every joining process shares with its creator
+    (``TunerOptions.shared``)."""
+    state.save_options(study, options.shared())
 
 
 def load_options(study: optuna.Study, **overrides: Any) -> TunerOptions:
