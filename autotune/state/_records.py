@@ -31,8 +31,9 @@ def known(cls: type[T], raw: dict[str, Any] | None) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Readings:
-    """Windows kept on the study, with the interference read during each (probe/_interference):
-    outside cores per window (None: not read), the cores from which one counts as disturbed."""
+    """Windows kept on the study, with the interference read during each
+    (``probe/machine/_outside_cpu.py``): outside cores per window (None: not read), the cores
+    from which one counts as disturbed."""
 
     windows: list[float] = field(default_factory=list)
     interference_cores: list[float | None] = field(default_factory=list)
