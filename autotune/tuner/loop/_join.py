@@ -1,8 +1,8 @@
-"""Workers: several processes, on one machine or many, searching one study in turn.
+"""`autotune join`: several processes, on one machine or many, searching one study in turn.
 
-A worker runs the same search loop as `autotune probe` (``Tuner.search``), with the same stop
-rules and confirmation; what differs is its gate (``_gate.MachineTurn``): a turn at the
-machine's probe lock, and a trial only while the study's budget has room for it.
+A joining process runs the same search loop as `autotune probe` (``Tuner.search``), with the
+same stop rules and confirmation; what differs is its gate (``_gate.MachineTurn``): a turn at
+the machine's probe lock, and a trial only while the study's budget has room for it.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ def load_options(study: optuna.Study, **overrides: Any) -> TunerOptions:
 
 
 def work(tuner: Tuner, *, lock_path: Path = LOCK_PATH, poll_s: float = 1.0) -> Outcome:
-    """Search ``tuner.study`` in turns with the other workers until a stop rule ends it."""
+    """Search ``tuner.study`` in turns with the other joining processes until a stop rule ends
+    it."""
     baseline = tuner.baseline_trial()
     failure = baseline_failure(baseline) if baseline is not None else None
     if failure is not None:
