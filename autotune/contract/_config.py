@@ -80,8 +80,8 @@ class LoaderConfig:
     device: str | None = None
     # torch's intra-op threads in the training process (OMP_NUM_THREADS). With another
     # process on some of the cores, torch's default (every core) makes each step wait at its
-    # threads' barriers for a thread that shares a core with it: beside one spinning core of
-    # two, one thread ran io_bound's step 1.7-1.9x faster than two (docs/benchmarks.md).
+    # threads' barriers for a thread that shares a core with it, so fewer threads can run the
+    # step faster (measured: docs/benchmarks.md, "Agreement under load").
     threads: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
