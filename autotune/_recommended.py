@@ -1,4 +1,4 @@
-"""``autotune.recommended``: what a training script calls to get its DataLoader settings.
+"""``autotune.recommended()``: what a training script calls to get its DataLoader settings.
 
 Standard library only at import time: this runs inside the user's training process.
 """
@@ -18,19 +18,16 @@ from typing import Any
 
 from autotune._words import first_line
 from autotune.contract import (
+    BATCH_SIZE,
     DATALOADER_KEYS,
     NUM_WORKERS,
     PERSISTENT_WORKERS,
-    PREFETCH_FACTOR,
+    WORKER_ONLY_ARGUMENTS,
     LoaderConfig,
 )
 
 URL_ENV = "AUTOTUNE_URL"
 DEFAULT_URL = "http://127.0.0.1:8000"
-# What torch's DataLoader refuses with num_workers=0 (a ValueError in its __init__; a timeout
-# other than 0 fails at the first iteration): left out, each default is what it expects.
-# persistent_workers=True is refused too; it stays, as False.
-_WORKER_ONLY = (PREFETCH_FACTOR, "multiprocessing_context", "timeout")
 
 
 class RecommendationWarning(UserWarning):
@@ -92,18 +89,21 @@ def loader_kwargs(config: dict[str, Any], fallback: dict[str, Any]) -> dict[str,
         if getattr(merged, key) is not None:
             out[key] = getattr(merged, key)
     if fallback.get("batch_sampler") is not None or (
-        "batch_size" in fallback and fallback["batch_size"] is None
+        BATCH_SIZE in fallback and fallback[BATCH_SIZE] is None
     ):
         # DataLoader refuses a batch_size beside a batch_sampler, and one given where the
         # script turned batching off would change what its loop receives.
-        out.pop("batch_size", None)
-        if "batch_size" in fallback:
-            out["batch_size"] = fallback["batch_size"]
+        out.pop(BATCH_SIZE, None)
+        if BATCH_SIZE in fallback:
+            out[BATCH_SIZE] = fallback[BATCH_SIZE]
     if not out.get(NUM_WORKERS):
-        for key in _WORKER_ONLY:
-            out.pop(key, None)
-        if out.get(PERSISTENT_WORKERS):
-            out[PERSISTENT_WORKERS] = False
+        # What torch refuses with no workers is left out, so each takes the default it
+        # expects; a persistent_workers the script named stays, at that default (False).
+        for key, default in WORKER_ONLY_ARGUMENTS.items():
+            if key == PERSISTENT_WORKERS and key in out:
+                out[key] = default
+            else:
+                out.pop(key, None)
     return out
 
 

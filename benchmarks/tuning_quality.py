@@ -50,6 +50,7 @@ from autotune.tuner import (
     summarize,
     usable,
 )
+from autotune.tuner.workers import worker_range
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -210,7 +211,7 @@ def run_tpe(prober: Prober, script: LoaderConfig, trials: int, cpu_count: int) -
     before_n, before_s = prober.probes, prober.seconds
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize")
-    space = SearchSpace.for_machine(cpu_count, cuda=False, script=script)
+    space = SearchSpace.for_machine(cuda=False, max_workers=worker_range(cpu_count), script=script)
     best: tuple[float, LoaderConfig] | None = None
     for _ in range(trials):
         trial = study.ask()

@@ -8,6 +8,7 @@ from typing import Any
 
 from autotune.answer._answer import UNTUNED_SHARE, Answer, Epoch, OtherLoaders
 from autotune.contract import (
+    BATCH_SIZE,
     DEFAULT_PREFETCH,
     NUM_WORKERS,
     PERSISTENT_WORKERS,
@@ -38,7 +39,7 @@ def snippet(answer: Answer) -> str:
     if measured is not None and measured.iterable and measured.batch_size is None:
         # Batching off (the dataset yields whole batches, as WebDataset's .batched()
         # does): torch's default of 1 would batch the batches again.
-        values = {"batch_size": None, **values}
+        values = {BATCH_SIZE: None, **values}
     lines += _framework_lines(answer.framework, values, built_by, answer.others, name)
     workers = int(values.get(NUM_WORKERS) or 0)
     if measured is not None and measured.iterable and measured.batch_size and workers > 1:
@@ -125,7 +126,7 @@ _TRAINER_ARGS = {
     PIN_MEMORY: "dataloader_pin_memory",
 }
 # fastai's name for the batch size; the other settings are the DataLoader's own names.
-_FASTAI_ARGS = {"batch_size": "bs"}
+_FASTAI_ARGS = {BATCH_SIZE: "bs"}
 
 
 def _kwargs(values: dict[str, Any], names: dict[str, str] | None = None, prefix: str = "") -> str:
@@ -153,8 +154,8 @@ def _framework_lines(
         args = _kwargs({k: v for k, v in values.items() if k in _TRAINER_ARGS}, _TRAINER_ARGS)
         lines = [f"args = TrainingArguments(..., {args})"]
         lines.append("# the Trainer builds its eval loader with these too")
-        if "batch_size" in values:
-            lines.append(f"# batch size: per_device_train_batch_size={values['batch_size']!r}")
+        if BATCH_SIZE in values:
+            lines.append(f"# batch size: per_device_train_batch_size={values[BATCH_SIZE]!r}")
         return lines
     if framework == "skorch":
         # The net's class (the user's own subclass included) is what the script constructs.
@@ -170,7 +171,8 @@ def _framework_lines(
             f"train_dataloader=dict(..., {_kwargs(values)})",
         ]
     if framework == "fastai":
-        # fastai's DataLoader takes no prefetch_factor (NO_PREFETCH_FRAMEWORKS): it keeps 2.
+        # fastai's DataLoader takes no prefetch_factor (NO_PREFETCH_FRAMEWORKS): it keeps
+        # DEFAULT_PREFETCH.
         taken = {k: v for k, v in values.items() if k != PREFETCH_FACTOR}
         lines = ["# fastai builds its DataLoaders from the arguments of dataloaders():"]
         if others is not None and others.config is not None:
@@ -191,8 +193,8 @@ def _framework_lines(
             ]
         if values.get(PREFETCH_FACTOR) not in (None, DEFAULT_PREFETCH):
             lines.append(
-                f"# measured with prefetch_factor={values['prefetch_factor']!r}, which no "
-                "argument of fastai's DataLoader sets (it keeps 2)"
+                f"# measured with prefetch_factor={values[PREFETCH_FACTOR]!r}, which no "
+                f"argument of fastai's DataLoader sets (it keeps {DEFAULT_PREFETCH})"
             )
         return lines
     call = f"DataLoader(dataset, {_kwargs(values)})"

@@ -10,11 +10,11 @@ import typer
 
 from autotune.cli._db import db
 from autotune.cli._help import Command, Group
+from autotune.cli._join import join
 from autotune.cli._probe import probe
 from autotune.cli._run import run
 from autotune.cli._serve import serve
 from autotune.cli._studies import best, show, studies
-from autotune.cli._worker import join
 
 app = typer.Typer(
     help="Measure, don't guess: the DataLoader settings that keep your GPU fed.",

@@ -142,7 +142,7 @@ def render_summary(console: Console, answer: Answer) -> None:
 
 def _interference_lines(interference: dict[str, Any] | None) -> list[Text]:
     """What another process's load did to the windows, and the condition the answer holds
-    for (the evidence's own JSON: ``tuner/evidence/_interference``)."""
+    for (the evidence's own JSON: ``tuner/evidence/_windows.describe``)."""
     if not interference:
         return []
     lines: list[Text] = []

@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Final, Literal
 
 CONFIG_ENV = "AUTOTUNE_PROBE_CONFIG"
@@ -79,8 +80,8 @@ class LoaderConfig:
     device: str | None = None
     # torch's intra-op threads in the training process (OMP_NUM_THREADS). With another
     # process on some of the cores, torch's default (every core) makes each step wait at its
-    # threads' barriers for a thread that shares a core with it: beside one spinning core of
-    # two, one thread ran io_bound's step 1.7-1.9x faster than two (docs/benchmarks.md).
+    # threads' barriers for a thread that shares a core with it, so fewer threads can run the
+    # step faster (measured: docs/benchmarks.md, "Agreement under load").
     threads: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,8 +129,7 @@ class LoaderConfig:
                 if getattr(self, key) is not None:
                     new[key] = getattr(self, key)
         else:
-            new.update({PREFETCH_FACTOR: None, PERSISTENT_WORKERS: False})
-            new.update(multiprocessing_context=None, timeout=0)
+            new.update(WORKER_ONLY_ARGUMENTS)
         return new
 
     @classmethod
@@ -179,6 +179,17 @@ def worker_values(arguments: dict[str, Any]) -> dict[str, Any]:
 LOADER_KEYS = tuple(f.name for f in dataclasses.fields(LoaderConfig))
 # torch accepts these only with num_workers > 0.
 WORKER_ONLY_KEYS = (PREFETCH_FACTOR, PERSISTENT_WORKERS)
+# Every DataLoader argument torch refuses beside num_workers=0, with the value it expects
+# there: its __init__ raises a ValueError for the first three, and a timeout other than 0
+# fails at the first iteration.
+WORKER_ONLY_ARGUMENTS: Final[Mapping[str, Any]] = MappingProxyType(
+    {
+        PREFETCH_FACTOR: None,
+        PERSISTENT_WORKERS: False,
+        "multiprocessing_context": None,
+        "timeout": 0,
+    }
+)
 # The DataLoader settings a search tunes (the others stay the script's), in the order
 # people read them.
 TUNED_KEYS = (NUM_WORKERS, PREFETCH_FACTOR, PIN_MEMORY, PERSISTENT_WORKERS)

@@ -1,12 +1,12 @@
 """A started interpreter that has imported torch and the probe, and forks one probe per order.
 
-Every probe used to pay for its interpreter and ``import torch`` (about 1.5 s on a 2-core
-machine, most of a short probe's start-up), though neither is the script's and neither
-changes between trials. This process pays once; each probe is a fork of it, so the script
-starts from the same imported torch an exec'd probe would have built, before the script's
-first line. Nothing torch starts lazily has started here: no CUDA context (a forked CUDA
-context is unusable) and no intra-op thread pool (a forked pool's threads are gone), so the
-child builds its own, as an exec'd probe does.
+An interpreter and ``import torch`` are most of a short probe's start-up, though neither is
+the script's and neither changes between trials (measured: docs/benchmarks.md, "Time to an
+answer: probes forked from a zygote"). This process pays for them once; each probe is a fork
+of it, so the script starts from the same imported torch an exec'd probe would have built,
+before the script's first line. Nothing torch starts lazily has started here: no CUDA
+context (a forked CUDA context is unusable) and no intra-op thread pool (a forked pool's
+threads are gone), so the child builds its own, as an exec'd probe does.
 
 Run by the runner (``autotune/runner/_zygote.py``) as ``python -m autotune.probe._zygote``,
 in a session of its own, dying with the runner (PR_SET_PDEATHSIG) and at the end of its

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from autotune.answer import Diagnosis, OtherLoaders
 from autotune.contract import (
+    BATCH_SIZE,
     LoaderConfig,
     MeasuredLoader,
     ProbeResult,
@@ -30,8 +31,9 @@ def known(cls: type[T], raw: dict[str, Any] | None) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Readings:
-    """Windows kept on the study, with the interference read during each (probe/_interference):
-    outside cores per window (None: not read), the cores from which one counts as disturbed."""
+    """Windows kept on the study, with the interference read during each
+    (``probe/machine/_outside_cpu.py``): outside cores per window (None: not read), the cores
+    from which one counts as disturbed."""
 
     windows: list[float] = field(default_factory=list)
     interference_cores: list[float | None] = field(default_factory=list)
@@ -62,13 +64,20 @@ class Ceiling(Readings):
 
 @dataclass(frozen=True)
 class Contender(Readings):
-    """One config re-measured by confirmation, its windows pooled over its runs."""
+    """One config re-measured by confirmation, its windows pooled over its runs. Stored as
+    ``asdict`` writes it, ``config`` as the object ``LoaderConfig.to_dict`` gives."""
 
     trial: int = -1
-    config: dict[str, Any] = field(default_factory=dict)
+    config: LoaderConfig = field(default_factory=LoaderConfig)
     median: float | None = None
     ci95: list[float] | None = None
     runs: int = 1
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Contender:
+        values = known(cls, raw)
+        values["config"] = LoaderConfig.from_dict(raw.get("config"))
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -99,9 +108,7 @@ class Confirmation:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Confirmation:
         values = known(cls, raw)
-        values["candidates"] = [
-            Contender(**known(Contender, c)) for c in raw.get("candidates") or []
-        ]
+        values["candidates"] = [Contender.from_dict(c) for c in raw.get("candidates") or []]
         return cls(**values)
 
 
@@ -137,7 +144,7 @@ class Shape:
     def from_dict(cls, raw: dict[str, Any]) -> Shape | None:
         try:
             return cls(
-                batch_size=int(raw["batch_size"]),
+                batch_size=int(raw[BATCH_SIZE]),
                 load_s=float(raw["load_s"]),
                 step_s=float(raw["step_s"]),
                 predicted=int(raw["predicted"]),

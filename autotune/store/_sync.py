@@ -125,8 +125,9 @@ def _trial_row(trial: FrozenTrial) -> dict[str, Any]:
         started_at=_timestamp(trial.datetime_start),
         completed_at=_timestamp(trial.datetime_complete),
     )
-    if row["peak_rss_bytes"] is not None:
-        row["peak_rss_bytes"] = int(row["peak_rss_bytes"])
+    # A BigInteger column: the typed figure as an int, whatever number the JSON held.
+    peak = record.result.peak_rss_bytes if record.result is not None else None
+    row.update(peak_rss_bytes=int(peak) if peak is not None else None)
     return row
 
 

@@ -19,7 +19,8 @@ from autotune._words import first_line
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.hardware import fingerprint_id
 from autotune.tuner.evidence._trials import frozen_from_result
-from autotune.tuner.policy._plan import Machine, diagnose_study
+from autotune.tuner.policy._diagnosis import diagnose_study
+from autotune.tuner.policy._machine import Machine
 
 PG_ENV = "AUTOTUNE_TEST_PG"
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"

@@ -18,7 +18,6 @@ from autotune.probe.loader._shards import IdleWatch, shards_of
 from autotune.probe.loader._standin import ForeignLoader
 from autotune.probe.loader._streams import CopyStats, StreamPrefetcher, make_streams
 from autotune.probe.loader._switch import (
-    KEYS,
     Settings,
     SwitchableLoader,
     normalized,
@@ -26,7 +25,6 @@ from autotune.probe.loader._switch import (
 from autotune.probe.loader._waiting import waiting_reader
 
 __all__ = [
-    "KEYS",
     "CopyStats",
     "Delivery",
     "EndedIterator",

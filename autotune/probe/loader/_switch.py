@@ -43,18 +43,17 @@ from autotune.probe.loader._sigint import UnheldInit, sigint_held
 Settings = dict[str, Any]
 # Builds a segment's DataLoader: (dataset, **kwargs) as DataLoader takes them.
 Factory = Callable[..., "DataLoader[Any]"]
-KEYS = TUNED_KEYS
 
 
 def normalized(settings: Settings) -> Settings:
     """The four settings under torch's rules (worker-only ones at their defaults with 0)."""
-    if unknown := sorted(set(settings) - set(KEYS)):  # batch_size etc. change which batches
-        raise ValueError(f"only {', '.join(KEYS)} can be switched, not {unknown}")
+    if unknown := sorted(set(settings) - set(TUNED_KEYS)):  # batch_size etc. change which batches
+        raise ValueError(f"only {', '.join(TUNED_KEYS)} can be switched, not {unknown}")
     values = worker_values(settings)
     prefetch = values[PREFETCH_FACTOR]
     if values[NUM_WORKERS] < 0 or (prefetch is not None and prefetch <= 0):
         raise ValueError(f"num_workers must be >= 0 and prefetch_factor > 0: {settings}")
-    return {k: values[k] for k in KEYS}
+    return {k: values[k] for k in TUNED_KEYS}
 
 
 @dataclass(frozen=True)
@@ -198,11 +197,11 @@ class SwitchableLoader:
         self._loader = loader
         self._factory = factory
         self._first_batch_timeout_s = first_batch_timeout_s
-        self._settings = normalized({k: getattr(loader, k) for k in KEYS})
+        self._settings = normalized({k: getattr(loader, k) for k in TUNED_KEYS})
         # The script's own settings (``own``; by default the loader's as given), whose
         # RNG draws each epoch repeats whatever loads it: persistent workers draw one seed
         # for the loader's life, others one per epoch. The sampler's order depends on them.
-        script = normalized({k: v for k, v in (own or self._settings).items() if k in KEYS})
+        script = normalized({k: v for k, v in (own or self._settings).items() if k in TUNED_KEYS})
         self._draws_once = script[PERSISTENT_WORKERS]
         self._fallback: Settings | None = None  # the last settings that delivered a batch
         self._proven = True  # the loader's own settings are the user's choice, never on trial

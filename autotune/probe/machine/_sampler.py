@@ -1,12 +1,12 @@
 """Background sampling of the process tree: CPU time, host memory, and the host-memory budget.
 
 Host memory is the tree's proportional set size (PSS): pages that forked DataLoader workers
-share copy-on-write with the parent are counted once, as the machine pays for them. "RSS minus
-shared" counted them once per worker (13.8 GiB reported for a 64-worker tree that cost the
-machine 0.82 GiB).
+share copy-on-write with the parent are counted once, as the machine pays for them, where
+figures built on RSS count them once per worker, many times the cost of a wide tree.
 
-PSS is exact but dear: ``smaps_rollup`` walks page tables, 14 ms for each forked worker of a
-parent holding torch and 400 MB (0.9 s for 64 workers). So:
+PSS is exact but dear: ``smaps_rollup`` walks page tables, a cost paid for each forked worker
+and growing with the parent's memory (measured: docs/benchmarks.md, "Host memory of the
+process tree"). So:
 
 - every tick reads the cheap RSS and CPU time of each process (one ``stat`` read each);
 - a *partial* PSS reading reads the parent and ``PARTIAL_K`` workers, the stalest first;

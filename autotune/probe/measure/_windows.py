@@ -63,8 +63,9 @@ def stalled_at_epoch_start(windows: Sequence[float], starts: Sequence[int]) -> b
     ``EPOCH_SPREAD`` with the slowest holding an epoch start.
 
     A stall at the epoch start slows the window that holds it; a spread whose slowest window
-    holds no start is another process taking the cores (beside a spinning core io_bound's
-    windows spread by 50 % and every probe ran whole epochs: 13-17 s each)."""
+    holds no start is another process taking the cores, which spreads windows as widely even
+    where every probe runs whole epochs (measured: docs/benchmarks.md, "Figures the code's
+    rules cite")."""
     slowest = min(range(len(windows)), key=windows.__getitem__)
     stalled = slowest < len(starts) and starts[slowest] > 0
     return stalled and (max(windows) - min(windows)) > EPOCH_SPREAD * statistics.median(windows)

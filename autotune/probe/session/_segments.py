@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from autotune.contract import (
     NUM_WORKERS,
+    TUNED_KEYS,
     AdaptOrder,
     Drift,
     LoaderConfig,
@@ -49,7 +50,6 @@ from autotune.contract import (
     write_whole,
 )
 from autotune.probe.loader import (
-    KEYS,
     Delivery,
     Settings,
     SwitchableLoader,
@@ -75,7 +75,7 @@ SETTLED_POLL_S = 0.25  # how often a settled run looks for an order all the same
 def switch_settings(config: LoaderConfig, script: LoaderConfig) -> Settings:
     """The four switchable settings of ``config``, the script's own where it says nothing."""
     merged = config.merged_over(script).under_torch_rules()
-    return normalized({k: getattr(merged, k) for k in KEYS})
+    return normalized({k: getattr(merged, k) for k in TUNED_KEYS})
 
 
 class Adapter:

@@ -139,7 +139,7 @@ def contenders(candidates: list[Candidate]) -> list[Contender]:
     return [
         Contender(
             trial=c.trial,
-            config=c.config.to_dict(),
+            config=c.config,
             median=median(c.windows) if c.windows else None,
             ci95=list(ci95_median(c.windows)) if c.windows else None,
             runs=c.runs,

@@ -9,7 +9,7 @@ ceiling is the script's own step, so it bounds only the settings that leave that
 (``changes_step``). A measured run of such a setting that passes the compute ceiling proves
 that probe unlucky (a noisy machine): it is measured once more, and dropped if it is still
 disproved, so that no stop rule or efficiency rests on a wrong bound. Windows measured while
-another process used the cores are never that evidence (``_interference.evidence``): they say
+another process used the cores are never that evidence (``_windows.evidence``): they say
 more about the other process than the bound.
 """
 

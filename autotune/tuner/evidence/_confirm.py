@@ -15,7 +15,7 @@ the pick, and its three probes are skipped: the recommendation then carries the 
 its own windows, and says so.
 
 Like with like first: when the leader and the script as written (or a rival that could still
-beat the leader) were measured under different loads (``_interference.alike``: one while
+beat the leader) were measured under different loads (``_load.alike``: one while
 another process took a core, the other on a quiet machine), their ratio is no evidence of
 anything, however far apart they are. They are re-measured afresh, interleaved A B A B, the
 search's windows set aside; if the fresh runs still disagree on the load, only a reading

@@ -82,12 +82,11 @@ def steady_plan(
     """Under another process's steady load: the ``limit`` fastest configs (at least two) and
     the baseline, re-measured afresh, interleaved, twice each; only those windows are stated.
 
-    There one probe's figure swings by 40 % or more from the next probe's of the same config
-    (beside one spinning core on 2 cores: 4 workers at 820 samples/s in the search, 327 and
-    243 in later runs), and the leader is the config whose probe was luckiest: its search
-    windows would state its luck (the figure 15-38 % above a long run of the pick) and could
-    hide a runner-up that is faster in truth. Their windows separating within one probe says
-    nothing of the next probe, so a leader that won by far is re-measured too."""
+    There one probe's figure swings far from the next probe's of the same config, and the
+    leader is the config whose probe was luckiest: its search windows would state its luck
+    and could hide a runner-up that is faster in truth (measured: docs/benchmarks.md,
+    "Agreement under load"). Their windows separating within one probe says nothing of the
+    next probe, so a leader that won by far is re-measured too."""
     chosen: list[Candidate] = []
     for cand in sorted(measured, key=lambda c: median(c.windows), reverse=True):
         if any(cand.config == c.config for c in chosen):
@@ -153,7 +152,8 @@ def confirm_fresh(
     if not live:
         # Nothing new to go on (a script whose whole run is over before a re-measure's first
         # window at these settings): the search's own windows decide, under the same rules,
-        # rather than the script as written by default (it ran 23x slower than the leader).
+        # rather than the script as written by default, which the search may have measured
+        # far below the leader (measured: docs/benchmarks.md, "Figures the code's rules cite").
         for cand, kept in zip(candidates, searched, strict=True):
             cand.windows, cand.extra, cand.interference, cand.runs, cand.remeasures = kept
         live = [c for c in candidates if c.windows]

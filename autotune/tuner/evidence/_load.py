@@ -188,9 +188,9 @@ def steady_load(trials: Sequence[FrozenTrial]) -> Load | None:
 
 def load_noise(trials: Sequence[FrozenTrial]) -> float:
     """How far one config's windows move under the load: the median, over runs measured
-    under it, of their range relative to their median (at least twice the noise floor).
-    Seen beside one spinning core on 2 cores: 846-1,408 samples/s in one run of 6 workers,
-    where a quiet machine moves a few percent."""
+    under it, of their range relative to their median (at least twice the noise floor):
+    under another process's load that range is many times the few percent a quiet machine
+    moves (measured: docs/benchmarks.md, "Figures the code's rules cite")."""
     spreads = []
     for t in trials:
         if not usable(t) or len(windows_of(t)) < 2:

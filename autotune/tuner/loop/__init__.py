@@ -1,7 +1,8 @@
-"""The loop that runs a search: opening the study, the tuner, workers that share it, the live
-run's search, and what the loop is asked and reports."""
+"""The loop that runs a search: opening the study, the tuner, joining processes that share it,
+the live run's search, and what the loop is asked and reports."""
 
 from autotune.tuner.loop import _live_search, _reopen
+from autotune.tuner.loop._join import load_options, save_options, work
 from autotune.tuner.loop._live_others import LiveOthers
 from autotune.tuner.loop._live_search import Adapted, adapt
 from autotune.tuner.loop._open import (
@@ -17,7 +18,6 @@ from autotune.tuner.loop._options import Outcome, TunerOptions
 from autotune.tuner.loop._reopen import stay_tuned
 from autotune.tuner.loop._report import NullReporter, Reporter
 from autotune.tuner.loop._tuner import Tuner
-from autotune.tuner.loop._worker import load_options, save_options, work
 
 REOPENED = _reopen.ROLE
 # The roles of a live run's segments (`autotune run --adapt`): a study with any is a run's.

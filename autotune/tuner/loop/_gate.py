@@ -1,8 +1,8 @@
 """What a search passes before each trial: nothing when it probes alone, a turn at the machine
-when several workers search one study.
+when several joining processes search one study.
 
-Optuna's RDB storage is the workers' queue: each asks, probes and tells; heartbeats fail the
-trial of a worker that died and queue its settings again. One probe at a time per machine,
+Optuna's RDB storage is their queue: each asks, probes and tells; heartbeats fail the trial
+of a process that died and queue its settings again. One probe at a time per machine,
 because two probes on one machine measure each other.
 """
 
@@ -67,7 +67,7 @@ class Alone:
 
 class MachineTurn:
     """`autotune join`: a turn holds the machine's probe lock, and starts a trial only while
-    the budget has room for it: running trials hold budget too, so workers on several
+    the budget has room for it: running trials hold budget too, so processes on several
     machines do not overshoot it."""
 
     def __init__(
@@ -80,7 +80,7 @@ class MachineTurn:
 
     @contextmanager
     def turn(self) -> Iterator[bool]:
-        # A worker that died holds its trial RUNNING, and so the budget's last slot, until its
+        # A process that died holds its trial RUNNING, and so the budget's last slot, until its
         # heartbeat is found stale: look before counting, or the others wait for it forever.
         fail_stale_trials(self.study)
         with machine_lock(self.lock_path):
@@ -94,6 +94,6 @@ class MachineTurn:
         time.sleep(self.poll_s)  # the last trials run elsewhere; wait for them or their retry
 
     def settled(self) -> bool:
-        fail_stale_trials(self.study)  # as in turn(): a dead worker's trial is not running
+        fail_stale_trials(self.study)  # as in turn(): a dead process's trial is not running
         running = self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
         return not running

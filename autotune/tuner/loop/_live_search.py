@@ -127,7 +127,8 @@ class _Watch:
                 )
                 if self._gpu:
                     # Its copies to the GPU are in its step, where waiting for data does not
-                    # show them; on an H200 a copy-bound step ran 4.4x faster with them moved.
+                    # show them, and only copy streams, never tried live, take them out
+                    # (measured: docs/benchmarks.md, "Second run, 2026-11-27").
                     said += f" in this run; {NOT_LIVE}"
                 return said
         return None

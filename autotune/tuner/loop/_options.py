@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from autotune.contract import LoaderConfig, ProbeSettings
+from autotune.state import SharedOptions
 
 # A probe stops measuring at this share of the trial timeout with the windows it has (two at
 # least), so one slowed by a loaded machine reports what it measured instead of being killed
@@ -55,6 +56,20 @@ class TunerOptions:
             if not settings.min_windows and self.min_windows:
                 settings = replace(settings, min_windows=min(self.min_windows, settings.windows))
         return settings
+
+    def shared(self) -> SharedOptions:
+        """What every `autotune join` process takes from the study's creator: the budget,
+        the space and how to measure."""
+        return SharedOptions(
+            trials=self.trials,
+            trial_timeout_s=self.trial_timeout_s,
+            settings=self.settings,
+            tune_batch_size=self.tune_batch_size,
+            max_workers=self.max_workers,
+            max_gpu_mem_bytes=self.max_gpu_mem_bytes,
+            patience=self.patience,
+            min_windows=self.min_windows,
+        )
 
 
 @dataclass

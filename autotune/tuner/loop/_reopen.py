@@ -28,7 +28,7 @@ from autotune.contract import Drift, LoaderConfig, ProbeResult, TrialConfig
 from autotune.runner import LiveRunner
 from autotune.tuner.loop._options import TunerOptions
 from autotune.tuner.policy import SearchSpace
-from autotune.tuner.workers import REOPEN_GAIN, more_workers
+from autotune.tuner.workers import REOPEN_GAIN, more_workers, worker_range
 
 ROLE = "reopened"
 REOPEN_SEGMENTS = 4  # a reopened search's length, the settled config's re-measure included
@@ -50,7 +50,9 @@ def stay_tuned(
     loader = runner.live.loader()
     if loader is None or not loader.switchable or not loader.mid_epoch:
         return 0  # settled for the reason the first search stopped: nothing to reopen
-    space = SearchSpace.for_machine(cpu_count, cuda=False, max_workers=options.max_workers)
+    space = SearchSpace.for_machine(
+        cuda=False, max_workers=worker_range(cpu_count, options.max_workers)
+    )
     reopened = 0
     while reopened < MAX_REOPENS:
         drift = runner.live.drift(runner.segments - 1)

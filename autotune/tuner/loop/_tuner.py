@@ -56,6 +56,7 @@ from autotune.tuner.workers import (
     search_space,
     searched_around_best,
     seeds,
+    worker_range,
 )
 
 
@@ -252,11 +253,10 @@ class Tuner:
         )
         result = self._probe(None, "baseline" if first else "measure")
         space = SearchSpace.for_machine(
-            self.cpu_count,
             cuda=self.cuda,
+            max_workers=worker_range(self.cpu_count, self.options.max_workers),
             script=result.script_config,
             tune_batch_size=self.options.tune_batch_size,
-            max_workers=self.options.max_workers,
         )
         params = (
             space.params(result.script_config)

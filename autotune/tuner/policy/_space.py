@@ -38,17 +38,16 @@ class SearchSpace:
     @classmethod
     def for_machine(
         cls,
-        cpu_count: int,
         *,
         cuda: bool,
+        max_workers: int,
         script: LoaderConfig | None = None,
         tune_batch_size: bool = False,
-        max_workers: int | None = None,
         threads: tuple[int | None, ...] = (),
     ) -> SearchSpace:
-        """Default worker range: enough for I/O-latency-bound loaders, which use tens of
-        workers whatever the core count; CPU-bound ones are narrowed by the diagnosis."""
-        top = max_workers if max_workers is not None else max(32, 4 * cpu_count)
+        """The space up to ``max_workers`` (the worker count's own choice,
+        ``tuner.workers.worker_range``), or the script's own count where that is more."""
+        top = max_workers
         if script is not None and script.num_workers:
             top = max(top, script.num_workers)
         sizes: tuple[int, ...] = ()

@@ -47,7 +47,8 @@ def stop_reason(
     should get the chance to act on it. ``searched_around_best``: the line search measured
     (or saw fail) every neighbour of the best that the measurements say could gain; the
     steps most likely to pay are spent, so the search ends without spending patience on the
-    sampler's guesses (on flaky_workers and io_bound those cost a probe each and never won).
+    sampler's guesses, which cost a probe each and seldom win (measured: docs/benchmarks.md,
+    "Tuning quality vs exhaustive grid, full 25-point grid").
     ``knee_open``: the climb still has a count below the best to measure on its way down to
     the knee; no such count can be a gain, so neither patience nor the ceiling ends the
     search before it (the recommendation is the cheapest count that reaches the best).

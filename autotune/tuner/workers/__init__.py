@@ -13,7 +13,7 @@ from autotune.tuner.workers._doubling import (
     more_workers,
 )
 from autotune.tuner.workers._first import seeds
-from autotune.tuner.workers._range import capped, search_space, thread_choices
+from autotune.tuner.workers._range import capped, search_space, thread_choices, worker_range
 from autotune.tuner.workers._seed import Seed, seed_workers
 from autotune.tuner.workers._warm import Warm, answer_shape, warm_start
 
@@ -36,4 +36,5 @@ __all__ = [
     "seeds",
     "thread_choices",
     "warm_start",
+    "worker_range",
 ]

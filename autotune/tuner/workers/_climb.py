@@ -164,12 +164,11 @@ THREADS_TIE = 2 * NOISE_FLOOR
 
 def _fewer_threads_twin(trials: list[FrozenTrial], best: FrozenTrial) -> FrozenTrial | None:
     """The trial of ``best``'s loader with fewer torch threads, unless ``best`` is clearly
-    faster: beyond ``THREADS_TIE`` and beyond the noise of both one's windows. Threads are
-    tried in pairs beside a steady load (``_range.thread_choices``), and there torch's own
-    count reads high in some probes as it is bimodal: beside a spinner, 8 workers with 2
-    threads read 185-511 samples/s in one probe (median 408), with 1 thread 396-397 (median
-    397, its long runs 401). Climbing from the first, the search tried 12 workers with 2
-    threads (351) and never 12 with 1 (587 in long runs)."""
+    faster: beyond ``THREADS_TIE`` and beyond the noise of both one's windows. Beside a
+    steady load, where threads are tried in pairs (``_range.thread_choices``), torch's own
+    count reads high in some probes, its windows being bimodal: a climb from such a probe
+    would leave the fewer-threads loader, the faster in long runs, unmeasured at the counts
+    that follow (measured: docs/benchmarks.md, "Agreement under load", runs 1 and 4)."""
     config = trial_config(best)
     mine = config.threads
     floor = (best.value or 0.0) * (1 - THREADS_TIE)
@@ -189,10 +188,10 @@ def _fewer_threads_twin(trials: list[FrozenTrial], best: FrozenTrial) -> FrozenT
 
 def _gaining_under_load(study: optuna.Study, best: FrozenTrial) -> bool:
     """Under a steady load: the best beats every measured count below it (the script as
-    written included). By any margin: there a gain within the load's own noise is no
-    evidence that the climb is over (4, 16 and 48 workers ran 237, 299 and 410 samples/s in
-    long runs beside a spinner, each within the noise of the next), and a doubling costs one
-    probe; a count clearly slower than the best still ends it."""
+    written included). By any margin: under such a load, counts far apart read within each
+    other's noise even in long runs, so a gain inside that noise is no evidence that the
+    climb is over, and a doubling costs one probe; a count clearly slower than the best still
+    ends it (measured: docs/benchmarks.md, "Figures the code's rules cite")."""
     trials = study.get_trials(deepcopy=False)
     if steady_load(trials) is None:
         return False

@@ -93,7 +93,7 @@ def seeds(
     if warm is not None:
         # The stored worker count only: a deeper prefetch it carried is the climb's to try,
         # and a seed that starts with one fills a longer queue before every window of its
-        # line (cpu_bound's warm searches took 1.5x the cold ones with prefetch 8 carried).
+        # line (measured: docs/benchmarks.md, "Warm starts, and what held-out scripts found").
         seed = replace(seed, workers=warm.workers, warm=warm.note(seed.predicted or 0))
         first = replace(first, num_workers=warm.workers)
         workers = warm.workers
@@ -102,8 +102,9 @@ def seeds(
     found = [first]
     if cuda and workers != (script.num_workers or 0):
         # The copy's question apart from the workers': the script's own loader with its
-        # batches pinned and copied ahead on a stream. On an H200 one worker of 38 MB batches
-        # ran at half the script's rate and hid what the copy alone would have shown.
+        # batches pinned and copied ahead on a stream, so that a losing worker count cannot
+        # hide what the copy alone gains (measured: docs/benchmarks.md, "Second run,
+        # 2026-11-27").
         found.append(
             LoaderConfig(
                 num_workers=script.num_workers or 0, device="cuda", pin_memory=True, num_streams=1
@@ -116,9 +117,10 @@ def seeds(
         # for one probe), then torch's own count, so that only the threads differ.
         found.insert(0, replace(first, threads=fewer))
     if cuda:
-        # CPU against GPU is a question a few kernels a step can answer either way (on an
-        # H200 a small MLP ran 2.3x faster on the CPU): asked early, never left to chance in
-        # a short search. A GPU-bound step measured on the CPU is pruned after one window.
+        # CPU against GPU is a question a few kernels a step can answer either way (a small
+        # model can run faster on the CPU; measured: docs/benchmarks.md, "GPU path", CPU
+        # against GPU): asked early, never left to chance in a short search. A GPU-bound
+        # step measured on the CPU is pruned after one window.
         found.append(LoaderConfig(device="cpu"))
     epoch = result.epoch
     if (

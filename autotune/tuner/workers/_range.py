@@ -60,6 +60,13 @@ def machine_figures(study: optuna.Study, machine: Machine) -> dict[str, Any]:
     }
 
 
+def worker_range(cpu_count: int, max_workers: int | None = None) -> int:
+    """The most workers a search may try before the diagnosis narrows it: the user's
+    ``max_workers``, else enough for I/O-latency-bound loaders, which use tens of workers
+    whatever the core count (``search_space`` narrows it for CPU- and model-bound ones)."""
+    return max_workers if max_workers is not None else max(32, 4 * cpu_count)
+
+
 def search_space(
     study: optuna.Study,
     baseline: FrozenTrial,
@@ -81,11 +88,10 @@ def search_space(
 
     def space(top: int | None) -> SearchSpace:
         return SearchSpace.for_machine(
-            cpu_count,
             cuda=cuda,
+            max_workers=worker_range(cpu_count, top),
             script=script,
             tune_batch_size=tune_batch_size,
-            max_workers=top,
             threads=threads,
         )
 

@@ -6,6 +6,7 @@ import optuna
 
 from autotune.contract import LoaderConfig
 from autotune.tuner.policy import SearchSpace
+from autotune.tuner.workers import worker_range
 
 
 def _asked(space: SearchSpace, config: LoaderConfig) -> LoaderConfig:
@@ -16,7 +17,7 @@ def _asked(space: SearchSpace, config: LoaderConfig) -> LoaderConfig:
 
 
 def test_threads_in_the_space_are_enqueued_and_suggested_back() -> None:
-    space = SearchSpace.for_machine(2, cuda=False, threads=(1, None))
+    space = SearchSpace.for_machine(cuda=False, max_workers=worker_range(2), threads=(1, None))
     seeded = LoaderConfig(num_workers=4, prefetch_factor=2, persistent_workers=True, threads=1)
     assert _asked(space, seeded) == seeded
     as_written = LoaderConfig(num_workers=4, prefetch_factor=2, persistent_workers=True)
@@ -25,7 +26,7 @@ def test_threads_in_the_space_are_enqueued_and_suggested_back() -> None:
 
 
 def test_without_threads_in_the_space_no_trial_asks_for_them() -> None:
-    space = SearchSpace.for_machine(2, cuda=False)
+    space = SearchSpace.for_machine(cuda=False, max_workers=worker_range(2))
     seeded = LoaderConfig(num_workers=4, prefetch_factor=2, persistent_workers=True, threads=1)
     assert "threads" not in space.params(seeded)
     assert _asked(space, seeded).threads is None

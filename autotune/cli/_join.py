@@ -36,14 +36,15 @@ def join(
     if missing is not None:
         fail(
             f"no SQLite storage at {missing} on this machine. A SQLite file is local to the "
-            "machine that probed: workers on other machines need a shared database; create "
-            "the study on PostgreSQL (see docs/cluster.md) and pass its URL to --storage"
+            "machine that probed: processes that join from other machines need a shared "
+            "database; create the study on PostgreSQL (see docs/cluster.md) and pass its URL to "
+            "--storage"
         )
     loaded, url = study(study_name, storage_opt)
     hardware = fingerprint()
     try:
         check_hardware(
-            loaded, hardware, action="join", advice="start the worker on a matching machine"
+            loaded, hardware, action="join", advice="run `autotune join` on a matching machine"
         )
         options = load_options(loaded, trials=trials, trial_timeout_s=trial_timeout)
     except StudyError as exc:
@@ -52,7 +53,8 @@ def join(
     script = str(identity.script)
     if not Path(script).is_file():
         fail(f"the study's script {script} is not on this machine; put it at the same path")
-    # Ranks are part of what the study measures: every worker starts as many as its creator.
+    # Ranks are part of what the study measures: every joining process starts as many as its
+    # creator.
     target = Target(script, tuple(identity.args), nproc_per_node=identity.nproc_per_node)
     err.print(
         say(

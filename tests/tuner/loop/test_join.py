@@ -1,4 +1,5 @@
-"""Several workers on one study, and tuners killed mid-trial: nothing lost, nothing twice."""
+"""Several joining processes on one study, and tuners killed mid-trial: nothing lost, nothing
+twice."""
 
 from __future__ import annotations
 

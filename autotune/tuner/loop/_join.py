@@ -1,20 +1,19 @@
-"""Workers: several processes, on one machine or many, searching one study in turn.
+"""`autotune join`: several processes, on one machine or many, searching one study in turn.
 
-A worker runs the same search loop as `autotune probe` (``Tuner.search``), with the same stop
-rules and confirmation; what differs is its gate (``_gate.MachineTurn``): a turn at the
-machine's probe lock, and a trial only while the study's budget has room for it.
+A joining process runs the same search loop as `autotune probe` (``Tuner.search``), with the
+same stop rules and confirmation; what differs is its gate (``_gate.MachineTurn``): a turn at
+the machine's probe lock, and a trial only while the study's budget has room for it.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import optuna
 
 from autotune import state
-from autotune.state import SharedOptions
 from autotune.tuner.evidence import baseline_failure
 from autotune.tuner.loop._gate import LOCK_PATH, MachineTurn
 from autotune.tuner.loop._open import StudyError
@@ -23,10 +22,9 @@ from autotune.tuner.loop._tuner import Tuner
 
 
 def save_options(study: optuna.Study, options: TunerOptions) -> None:
-    """What every worker must share with the study's creator: budget, space, measurement
-    (the fields ``SharedOptions`` names, read off the creator's options)."""
-    shared = {f.name: getattr(options, f.name) for f in fields(SharedOptions)}
-    state.save_options(study, SharedOptions(**shared))
+    """Keeps on the study what every joining process shares with its creator
+    (``TunerOptions.shared``)."""
+    state.save_options(study, options.shared())
 
 
 def load_options(study: optuna.Study, **overrides: Any) -> TunerOptions:
@@ -43,7 +41,8 @@ def load_options(study: optuna.Study, **overrides: Any) -> TunerOptions:
 
 
 def work(tuner: Tuner, *, lock_path: Path = LOCK_PATH, poll_s: float = 1.0) -> Outcome:
-    """Search ``tuner.study`` in turns with the other workers until a stop rule ends it."""
+    """Search ``tuner.study`` in turns with the other joining processes until a stop rule ends
+    it."""
     baseline = tuner.baseline_trial()
     failure = baseline_failure(baseline) if baseline is not None else None
     if failure is not None:

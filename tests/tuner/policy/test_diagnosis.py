@@ -6,7 +6,8 @@ import optuna
 
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.tuner.evidence._trials import frozen_from_result
-from autotune.tuner.policy._plan import Machine, diagnose_study
+from autotune.tuner.policy._diagnosis import diagnose_study
+from autotune.tuner.policy._machine import Machine
 from autotune.tuner.policy._space import SearchSpace
 
 SPACE = SearchSpace(max_workers=512)

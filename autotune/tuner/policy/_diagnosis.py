@@ -1,12 +1,12 @@
-"""The study's diagnosis, and the machine a rank has.
+"""The study's diagnosis: what the baseline shows, and what the search found past it.
 
-Everything here is per rank: with several ranks on a node, each rank's loader has the cores
-and the memory budget of one rank, and the job's rates are shared out among them.
+It is per rank (``Machine``): with several ranks on a node, each rank's loader has the cores
+of one rank, and the job's rates are shared out among them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import optuna
 from optuna.trial import FrozenTrial
@@ -29,19 +29,7 @@ from autotune.tuner.evidence import (
     trial_config,
     trial_result,
 )
-
-
-@dataclass(frozen=True)
-class Machine:
-    """What one rank has: its share of the cores and of the host-memory budget."""
-
-    cpu_count: int
-    ranks: int = 1
-    mem_budget_bytes: int | None = None
-
-    def per_rank(self, rate: float | None) -> float | None:
-        """A job's samples/s (summed over ranks) as one rank's."""
-        return rate / self.ranks if rate else rate
+from autotune.tuner.policy._machine import Machine
 
 
 def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
