@@ -191,7 +191,7 @@ def test_short_epochs_are_measured_in_whole_epochs(monkeypatch) -> None:  # type
     assert blind.samples_per_s > 1.5 * long_run
 
 
-def test_a_first_window_of_an_epoch_s_last_batches_and_the_next_start_is_never_written(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_an_epoch_s_last_batches_beside_the_next_start_are_no_window(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # Measuring begins 4 batches before an epoch ends; validation runs outside the windows,
     # then the next epoch stalls 0.6 s at its start. Every time window holds a start, the first
     # only a fragment of an epoch beside it (85 samples/s where a long run sees 162): whole
