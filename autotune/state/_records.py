@@ -64,20 +64,13 @@ class Ceiling(Readings):
 
 @dataclass(frozen=True)
 class Contender(Readings):
-    """One config re-measured by confirmation, its windows pooled over its runs. Stored as
-    ``asdict`` writes it, ``config`` as the object ``LoaderConfig.to_dict`` gives."""
+    """One config re-measured by confirmation, its windows pooled over its runs."""
 
     trial: int = -1
-    config: LoaderConfig = field(default_factory=LoaderConfig)
+    config: dict[str, Any] = field(default_factory=dict)
     median: float | None = None
     ci95: list[float] | None = None
     runs: int = 1
-
-    @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> Contender:
-        values = known(cls, raw)
-        values["config"] = LoaderConfig.from_dict(raw.get("config"))
-        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -108,7 +101,9 @@ class Confirmation:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Confirmation:
         values = known(cls, raw)
-        values["candidates"] = [Contender.from_dict(c) for c in raw.get("candidates") or []]
+        values["candidates"] = [
+            Contender(**known(Contender, c)) for c in raw.get("candidates") or []
+        ]
         return cls(**values)
 
 

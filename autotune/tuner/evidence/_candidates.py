@@ -139,7 +139,7 @@ def contenders(candidates: list[Candidate]) -> list[Contender]:
     return [
         Contender(
             trial=c.trial,
-            config=c.config,
+            config=c.config.to_dict(),
             median=median(c.windows) if c.windows else None,
             ci95=list(ci95_median(c.windows)) if c.windows else None,
             runs=c.runs,

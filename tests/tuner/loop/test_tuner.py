@@ -139,7 +139,7 @@ def test_a_tie_far_above_the_baseline_goes_to_the_cheaper_without_probes() -> No
     assert len(medians) == len(candidates)
     tied = [c for c in candidates if c.median is not None and c.median >= max(medians) * 0.97]
     winner = next(c for c in candidates if c.trial == confirmation.winner)
-    assert winner.config.num_workers == min(c.config.num_workers or 0 for c in tied)
+    assert winner.config["num_workers"] == min(c.config["num_workers"] for c in tied)
 
 
 def test_confirmation_is_skipped_when_one_config_wins_by_far() -> None:
