@@ -16,6 +16,8 @@ RUNNER_PID_ENV = "AUTOTUNE_RUNNER_PID"  # the process that started the probe, it
 # The variables that set torch's intra-op threads (``LoaderConfig.threads``), read by torch
 # (and MKL) when it is imported.
 THREAD_ENVS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+# In a probe zygote's environment, 0: it preloads none of the script's libraries.
+PRELOAD_ENV = "AUTOTUNE_ZYGOTE_PRELOAD"
 
 # The precision the tuner holds a ceiling to: a run within this share of one is at it. So a
 # ceiling's windows need agree no closer than this for its probe to stop.

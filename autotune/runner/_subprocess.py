@@ -5,11 +5,12 @@ search (``_zygote.py``); ranks, and any probe the zygote cannot serve, are exec'
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
 
-from autotune.contract import ProbeResult, TrialConfig
+from autotune.contract import PRELOAD_ENV, ProbeResult, TrialConfig
 from autotune.runner._base import BaseRunner, Target, WindowCallback
 from autotune.runner._classify import classify
 from autotune.runner._group import ProcessGroup, probe_command, probe_env
@@ -24,6 +25,8 @@ class SubprocessRunner(BaseRunner):
         self.python = python
         self.poll_s = poll_s
         self._zygote: Zygote | None = None
+        # The script's libraries preloaded into the zygote (AUTOTUNE_ZYGOTE_PRELOAD=0: never).
+        self._preload = os.environ.get(PRELOAD_ENV, "1") != "0"
 
     def run(
         self,
@@ -57,8 +60,10 @@ class SubprocessRunner(BaseRunner):
             return None
         if self._zygote is not None and self._zygote.serves(env):
             return self._zygote
+        if self._zygote is not None and self._zygote.tainted:
+            self._preload = False  # its preloads made forking unsafe: none from now on
         self.close()
-        zygote = Zygote(self.python, env)
+        zygote = Zygote(self.python, env, preload=self._preload)
         if not zygote.start():
             zygote.close()
             return None

@@ -10,7 +10,9 @@ environment (``ProcessTree.fork``).
 
 The zygote serves one environment: orders whose environment differs from the one it was
 started with in anything but ``PER_PROBE`` (read after the fork, or set through torch) get a
-new zygote. ``AUTOTUNE_ZYGOTE=0`` turns it off: every probe is exec'd.
+new zygote. ``AUTOTUNE_ZYGOTE=0`` turns it off: every probe is exec'd. A zygote whose
+preloaded libraries made forking unsafe says so (``tainted``) and exits; the zygotes after it
+preload nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from autotune.contract import CONFIG_ENV, THREAD_ENVS
+from autotune.contract import CONFIG_ENV, PRELOAD_ENV, THREAD_ENVS
 from autotune.runner._lifecycle import TREE_ENV
 
 # Set it to 0 to exec every probe, as before the zygote.
@@ -91,14 +93,16 @@ class Forked:
 class Zygote:
     """One started ``python -m autotune.probe._zygote`` and the probes it forked."""
 
-    def __init__(self, python: str, env: Mapping[str, str]) -> None:
+    def __init__(self, python: str, env: Mapping[str, str], *, preload: bool = True) -> None:
         self.env = _served(env)
+        # Why its preloaded libraries made forking unsafe, once it said so (then it exits).
+        self.tainted: str | None = None
         self._proc = subprocess.Popen(
             [python, "-m", "autotune.probe._zygote"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=dict(env),
+            env={**env, PRELOAD_ENV: "1" if preload else "0"},
             start_new_session=True,  # neither the terminal's Ctrl-C nor a probe's kill
         )
         assert self._proc.stdin is not None and self._proc.stdout is not None
@@ -161,6 +165,8 @@ class Zygote:
             message = json.loads(line)
             if "ready" in message:
                 self._ready = True
+            elif "tainted" in message:
+                self.tainted = str(message["tainted"])
             elif "pid" in message:
                 self._new.append(int(message["pid"]))
             elif "exit" in message:

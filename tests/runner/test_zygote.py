@@ -114,3 +114,18 @@ def test_after_the_zygote_died_the_next_probe_still_runs(tmp_path: Path) -> None
     assert second["ppid"] != zygote
     runner.close()
     assert_no_orphans(mark)
+
+
+def test_the_script_s_installed_libraries_are_preloaded_for_later_probes(tmp_path: Path) -> None:
+    out, mark = tmp_path / "seen.jsonl", uuid.uuid4().hex
+    runner = SubprocessRunner()
+    target = Target(str(SCRIPTS / "zygote_libraries.py"), (str(out),), env={MARK_ENV: mark})
+    for _ in range(2):
+        runner.run(target, TrialConfig(settings=FAST), timeout_s=60)
+    first, second = _seen(out)
+    assert first["ppid"] == second["ppid"]  # one zygote: preloading yaml did not taint it
+    assert (first["yaml"], second["yaml"]) == (False, True)  # imported between the probes
+    assert not first["own"] and not second["own"]  # the script's own modules never are
+    assert first["loaded"] and second["loaded"]
+    runner.close()
+    assert_no_orphans(mark)
