@@ -40,7 +40,7 @@ from autotune.runner import SubprocessRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 # (script, its arguments, autotune's own options): README's first command, the other
-# examples as a user would first run them, and a Lightning script of the suite's.
+# examples as a user would first run them, and the suite's Lightning and MONAI scripts.
 WORKLOADS: dict[str, tuple[Path, tuple[str, ...], tuple[str, ...]]] = {
     "io_bound": (ROOT / "examples/io_bound.py", (), ("--trials", "12")),
     "cpu_bound": (ROOT / "examples/cpu_bound.py", (), ("--trials", "12")),
@@ -50,6 +50,8 @@ WORKLOADS: dict[str, tuple[Path, tuple[str, ...], tuple[str, ...]]] = {
         ("--latency", "0.004"),
         ("--trials", "12"),
     ),
+    # A library whose import costs seconds in every probe the zygote does not preload it for.
+    "monai": (ROOT / "tests/scripts/libraries/monai_train.py", (), ("--trials", "12")),
 }
 
 
