@@ -59,9 +59,11 @@ def snippet(answer: Answer) -> str:
     if config.device == "cpu" and base is not None and base.device == "cuda":
         lines.append("# measured faster on the CPU: run with CUDA_VISIBLE_DEVICES=''")
     if config.threads:
+        # Code, not a comment: the threads are part of what was measured, and workers
+        # without them can lose most of the gain where both compete for the cores.
         lines.append(
-            f"# torch.set_num_threads({config.threads}) before training (or "
-            f"OMP_NUM_THREADS={config.threads}): `autotune run` applies this for you"
+            f"torch.set_num_threads({config.threads})  # before training, part of the pick (or "
+            f"OMP_NUM_THREADS={config.threads}); `autotune run` applies it for you"
         )
     lines += _other_lines(answer.others, answer.epoch, answer.framework)
     return "\n".join(lines)

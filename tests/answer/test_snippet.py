@@ -202,8 +202,9 @@ def test_the_snippet_names_an_untuned_loader_that_takes_a_share_of_the_epoch() -
 def test_torch_threads_are_a_line_of_their_own_never_a_dataloader_argument() -> None:
     lines = _snippet(None, threads=1).splitlines()
     assert "threads" not in lines[1]  # DataLoader has no such argument
+    # A line of code, pasted with the loader's: the pick was measured with these threads.
     assert lines[2] == (
-        "# torch.set_num_threads(1) before training (or OMP_NUM_THREADS=1): "
-        "`autotune run` applies this for you"
+        "torch.set_num_threads(1)  # before training, part of the pick (or OMP_NUM_THREADS=1); "
+        "`autotune run` applies it for you"
     )
     assert not any("set_num_threads" in line for line in _snippet(None).splitlines())
