@@ -15,7 +15,7 @@ from rich.text import Text
 from autotune._words import visible
 from autotune.answer import Answer, Epoch, OtherLoaders
 from autotune.cli._common import literal, say
-from autotune.contract import LOADER_KEYS
+from autotune.contract import LOADER_KEYS, NO_PREFETCH_FRAMEWORKS, PREFETCH_FACTOR
 
 
 def _fmt(value: Any) -> Text:
@@ -38,7 +38,12 @@ def render_summary(console: Console, answer: Answer) -> None:
     table.add_column("recommended", justify="right", style="bold green")
     written = base.config if base is not None else None
     picked = rec.config if rec is not None else None
+    loader = answer.measured_loader
+    # A library whose loader takes no prefetch_factor (fastai keeps torch's 2): no such row.
+    fixed = {PREFETCH_FACTOR} if loader and loader.framework in NO_PREFETCH_FRAMEWORKS else set()
     for key in LOADER_KEYS:
+        if key in fixed:
+            continue
         table.add_row(
             key,
             _fmt(getattr(written, key) if written is not None else None),
@@ -52,7 +57,6 @@ def render_summary(console: Console, answer: Answer) -> None:
     table.add_row(rate_label, _rate(base_rate), rec_rate, end_section=True)
     console.print(table)
     lines: list[Text] = []
-    loader = answer.measured_loader
     if loader:
         framework = say(" (", literal(loader.framework), ")") if loader.framework else ""
         lines.append(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 from rich.console import Console
@@ -59,3 +60,16 @@ def test_the_other_loaders_settings_are_stated_with_their_names_as_text() -> Non
     assert "other loaders (Val): as written; no worker count made" in _rendered(
         Answer(study="s", others=kept)
     )
+
+
+def test_a_fastai_answer_has_no_prefetch_row_since_its_loader_takes_none() -> None:
+    from autotune.answer import Recommended
+    from autotune.contract import LoaderConfig, MeasuredLoader
+
+    config = LoaderConfig(num_workers=16, prefetch_factor=2, persistent_workers=True)
+    answer = Answer(study="s", recommended=Recommended(1, config, 1000.0))
+    row = "│ prefetch_factor"  # the table's row, not the snippet's argument
+    assert row in _rendered(answer)
+    fastai = MeasuredLoader(loader="TfmdDL", framework="fastai")
+    text = _rendered(dataclasses.replace(answer, measured_loader=fastai))
+    assert row not in text and "│ num_workers" in text
