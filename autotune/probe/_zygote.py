@@ -17,8 +17,9 @@ imported, ``pid`` for each fork, ``exit`` ([pid, code as Popen gives it]) as eac
 
 The script's installed libraries (lightning, transformers, monai...) are a probe's other
 fixed cost, and the same in every trial. A probe that ran to its end leaves the names of the
-modules it imported from site-packages (``_imports``); between probes the zygote imports them
-too (``_preload``), so later probes start with them loaded. The script's own modules are never
+modules it imported from site-packages (``_imports``), written before its result is final
+(the runner may end it at once after); between probes the zygote imports them too
+(``_preload``), so later probes start with them loaded. The script's own modules are never
 preloaded, nor anything on a CUDA build of torch (a library may start CUDA or read the
 devices at import, and each probe sets its own). A preload that started CUDA or a Python
 thread leaves a zygote no fork is safe from: it says ``tainted`` and exits, and the runner starts
@@ -38,6 +39,7 @@ import sysconfig
 import threading
 import traceback
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 # THREAD_ENVS: read by torch when this process imported it; a probe sets its threads through
@@ -135,10 +137,10 @@ def _probe(order: dict[str, Any]) -> None:
         from autotune.probe import main
 
         try:
-            code = main(list(order["argv"]))
+            # Written before the result is final: the runner may end this process right after.
+            code = main(list(order["argv"]), partial(_write_imports, order["log"], before))
         except SystemExit as exc:  # as the interpreter turns ``sys.exit(x)`` into a code
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        _write_imports(order["log"], before)
         _exit_as_python_does(code)
     except BaseException:
         traceback.print_exc()

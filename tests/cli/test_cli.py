@@ -294,7 +294,11 @@ def test_stacks_on_usr1_when_asked_and_the_run_goes_on(tmp_path: Path) -> None:
         finally:
             proc.kill()
     assert proc.returncode == 0 and out == "done\n", err
-    assert "most recent call first" in err and "autotune/cli/_app.py" in err, err
+    # Each thread's stack, autotune's own frames among them. Not a given frame of the main
+    # thread: faulthandler prints a stack's newest 100 frames, and a signal that lands in a
+    # deep import (torch's) shows only the import.
+    assert "Current thread" in err and "most recent call first" in err, err
+    assert "/autotune/" in err, err
 
 
 def test_the_cli_starts_without_optuna_or_the_store() -> None:

@@ -1,24 +1,20 @@
-"""Records, at its exit, who started it and what it was given: its parent, its session, one
-environment variable and torch's threads, as JSON lines in the file its first argument names."""
+"""Records, as its last line runs, who started it and what it was given: its parent, its
+session, one environment variable and torch's threads, as JSON lines in the file its first
+argument names. Not at exit: once a probe's result is final the runner may end its process
+before the interpreter's exit runs (tests/runner/test_subprocess.py)."""
 
-import atexit
 import json
 import os
 import sys
 
 import torch
 
-
-def record() -> None:
-    seen = {
-        "pid": os.getpid(),
-        "ppid": os.getppid(),
-        "sid": os.getsid(0),
-        "x": os.environ.get("ZYGOTE_TEST_X"),
-        "threads": torch.get_num_threads(),
-    }
-    with open(sys.argv[1], "a") as fh:
-        fh.write(json.dumps(seen) + "\n")
-
-
-atexit.register(record)  # run at exit, as an interpreter runs it: the probe's fork too
+seen = {
+    "pid": os.getpid(),
+    "ppid": os.getppid(),
+    "sid": os.getsid(0),
+    "x": os.environ.get("ZYGOTE_TEST_X"),
+    "threads": torch.get_num_threads(),
+}
+with open(sys.argv[1], "a") as fh:
+    fh.write(json.dumps(seen) + "\n")

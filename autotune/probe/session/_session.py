@@ -11,7 +11,7 @@ import os
 import runpy
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from time import perf_counter
@@ -276,8 +276,10 @@ class ProbeSession:
         self.result(status, reason).write(self.config.result_path)
 
     # --- run --------------------------------------------------------------------------------
-    def run(self) -> int:
-        """Run the script; returns the process exit code."""
+    def run(self, before_final: Callable[[], None] | None = None) -> int:
+        """Run the script; returns the process exit code. ``before_final`` runs just before
+        the runner is told the result is final: from then on it may end the tree at once,
+        so whatever the probe's process still has to write is written there."""
         script_path = str(Path(self.script).resolve())
         sys.argv = [self.script, *self.args]
         sys.path.insert(0, str(Path(script_path).parent))
@@ -340,6 +342,8 @@ class ProbeSession:
                     windows_done=len(lead.meter.windows),
                 )
             self.write(status, reason)
+        if before_final is not None:
+            before_final()
         # The result is final and the script's own clean-up has run: the runner may end the
         # tree now rather than wait for the workers' shutdown and the interpreter's exit.
         append_progress(self.config.progress_path, ProgressLine(exit_code=exit_code))
@@ -364,7 +368,7 @@ def _print_from_script(exc: BaseException, script_path: str) -> None:
     traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], before_final: Callable[[], None] | None = None) -> int:
     if not argv:
         print("usage: python -m autotune.probe SCRIPT [ARGS...]", file=sys.stderr)
         return 2
@@ -375,4 +379,4 @@ def main(argv: list[str]) -> int:
         else TrialConfig(mode="run")
     )
     os.environ.pop(CONFIG_ENV, None)  # the script's own subprocesses are not probes
-    return ProbeSession(argv[0], argv[1:], config).run()
+    return ProbeSession(argv[0], argv[1:], config).run(before_final)
