@@ -6,7 +6,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
+from rich.text import Text
 
 from autotune.cli._common import err, literal, say
 from autotune.contract import LOADER_KEYS, LoaderConfig, ProbeResult
@@ -31,16 +32,34 @@ def clock(seconds: float) -> str:
     return f"{minutes}:{secs:02d}"
 
 
+class SearchClock(ProgressColumn):
+    """The search's time so far, as the user's clock shows it: the re-measures after the
+    last trial count too (rich's own elapsed column stops once the bar is full)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = time.monotonic()
+        self.stopped: float | None = None
+
+    def seconds(self) -> float:
+        end = self.stopped if self.stopped is not None else time.monotonic()
+        return end - self.started
+
+    def render(self, task: Task) -> Text:
+        return Text(clock(self.seconds()), style="progress.elapsed")
+
+
 class ProgressReporter:
     """A live bar on stderr (trial i of n, time spent, current settings, best so far,
     speedup, and about how long is left: ``left``)."""
 
     def __init__(self, total: int, budget_s: float | None = None) -> None:
+        self.clock = SearchClock()
         self.progress = Progress(
             TextColumn("[bold]trial[/]"),
             MofNCompleteColumn(),
             BarColumn(bar_width=20),
-            TimeElapsedColumn(),
+            self.clock,
             TextColumn("{task.description}", markup=False),
             console=err,
             transient=False,
@@ -49,7 +68,6 @@ class ProgressReporter:
         self.best_text = ""
         self.label = "starting"
         self.total, self.budget_s = total, budget_s
-        self._started = time.monotonic()
         self._trial_started: float | None = None
         self._took: list[float] = []
 
@@ -60,6 +78,7 @@ class ProgressReporter:
     def __exit__(self, *exc: object) -> None:
         # The bar stays on screen: it must not end on the search's best, which confirmation
         # may not keep; the answer below it is what holds.
+        self.clock.stopped = time.monotonic()
         self.progress.update(self.task, description="search over: the answer follows")
         self.progress.stop()
 
@@ -106,8 +125,12 @@ class ProgressReporter:
     def left(self, done: int) -> str:
         budget_left = None
         if self.budget_s is not None:
-            budget_left = self.budget_s - (time.monotonic() - self._started)
+            budget_left = self.budget_s - self.clock.seconds()
         return time_left(self.total - done, self._took, budget_left)
+
+    def phase(self, text: str) -> None:
+        """What the search does between trials (its own words, no script's): on the bar."""
+        self.progress.update(self.task, description=f"{text}{self.best_text}")
 
     def note(self, text: str) -> None:
         """Plain words from the search, which may quote a script: never markup."""

@@ -34,3 +34,23 @@ def test_the_bar_counts_the_trials_after_the_first_one_took_its_time() -> None:
     (task,) = reporter.progress.tasks
     assert task.description.startswith("seeded: workers=4 | best 173 samples/s (1.00x) | about ")
     assert task.description.endswith(" left")
+
+
+def test_the_clock_counts_the_re_measures_after_the_last_trial() -> None:
+    """The bar is full once the last trial ends; the leaders' re-measures that follow are the
+    user's time too, so the clock goes on and the bar says what runs."""
+    reporter = ProgressReporter(1)
+    reporter.clock.started -= 100.0  # a search that began 100 s ago
+    reporter.trial_started(0, 0, 1, "baseline", LoaderConfig())
+    reporter.trial_finished(0, ProbeResult(samples_per_s=173.0), 173.0, 173.0)
+    (task,) = reporter.progress.tasks
+    assert task.finished  # rich's own elapsed column stops here
+    reporter.phase("checking the pick")
+    assert task.description == "checking the pick | best 173 samples/s (1.00x)"
+    assert reporter.clock.seconds() >= 100.0
+    minutes, secs = str(reporter.clock.render(task)).split(":")
+    assert int(minutes) * 60 + int(secs) >= 100  # shown, and not frozen at the full bar
+    with reporter:
+        pass
+    stopped = reporter.clock.seconds()
+    assert stopped >= 100.0 and reporter.clock.seconds() == stopped  # frozen at the answer

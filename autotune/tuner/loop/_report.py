@@ -16,6 +16,9 @@ class Reporter(Protocol):
         self, number: int, result: ProbeResult, best: float | None, baseline: float | None
     ) -> None: ...
 
+    def phase(self, text: str) -> None:
+        """What the search does between trials, as a live line shows it."""
+
     def note(self, text: str) -> None: ...
 
 
@@ -28,6 +31,9 @@ class NullReporter:
     def trial_finished(
         self, number: int, result: ProbeResult, best: float | None, baseline: float | None
     ) -> None:
+        pass
+
+    def phase(self, text: str) -> None:
         pass
 
     def note(self, text: str) -> None:

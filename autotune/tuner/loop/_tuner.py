@@ -381,6 +381,7 @@ class Tuner:
         plan is the script as written, re-run exactly, not as our reading of it. False: the
         re-measures the plan asked were not run, the budget being spent."""
         probe, top = partial(self._probe, every_window=True), self.options.confirm_top
+        self.reporter.phase("checking the pick: the leaders re-measured where they are close")
         result = confirm_study(
             self.study, probe, top, self.reporter.note, may_probe=self._clock.has_time()
         )
