@@ -87,7 +87,8 @@ def show(
         previous = why
         if starts_reopening:
             table.add_section()  # a reopened search stands apart from what ran before it
-        rate = f"{t.value:,.0f}" if t.value is not None else "-"
+        figure = state.rate_of(t)
+        rate = f"{figure:,.0f}" if figure is not None else "-"
         per_rank = segments.rank_rates(record.result)
         table.add_row(
             str(t.number),

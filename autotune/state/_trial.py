@@ -103,6 +103,15 @@ def usable(trial: FrozenTrial) -> bool:
     return not record_of(trial).partial or bool(trial.intermediate_values)
 
 
+def rate_of(trial: FrozenTrial) -> float | None:
+    """The samples/s a trial's row shows on every face, as the live line said it: a complete
+    trial's told value; else its probe's own figure (a pruned one's median of the windows it
+    had), never the last window that Optuna keeps as a pruned trial's value."""
+    if trial.state == TrialState.COMPLETE:
+        return trial.value
+    return record_of(trial).samples_per_s
+
+
 def windows_of(trial: FrozenTrial) -> list[float]:
     return [v for _, v in sorted(trial.intermediate_values.items())]
 

@@ -118,7 +118,7 @@ def _trial_row(trial: FrozenTrial) -> dict[str, Any]:
         failure_class=_failure_class(trial),
         config=record.config.to_dict(),
         script_config=record.script_config.to_dict(),
-        samples_per_s=trial.value if trial.value is not None else record.samples_per_s,
+        samples_per_s=state.rate_of(trial),
         partial=record.partial,
         duplicate_of=record.duplicate_of,
         output_tail=record.output_tail,
