@@ -53,7 +53,7 @@ from autotune.tuner.evidence._candidates import (
 )
 from autotune.tuner.evidence._fresh import confirm_fresh, steady_plan, unlike_plan
 from autotune.tuner.evidence._load import Load, steady_load
-from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median
+from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median, sustained
 from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, cheapest_near, choose, reaches
 from autotune.tuner.evidence._trials import trial_config, trial_result
 from autotune.tuner.evidence._windows import of_trial
@@ -261,7 +261,9 @@ def knee_plan(
     chosen = [fastest, *([stand_in] if stand_in is not None else []), knee]
     if base is not None and not separated(fastest, base, margin):
         chosen.append(base)
-    share = median(knee.windows) / median(fastest.windows)
+    # What ``near`` compared: the knee's median against what the fastest sustains.
+    kept = sustained(fastest.windows)
+    share = median(knee.windows) / kept
     also = (
         ""
         if stand_in is None
@@ -269,11 +271,11 @@ def knee_plan(
         "only across probes, so it joins them."
     )
     why = (
-        f"#{knee.trial} ({knee.config.num_workers or 0} workers) ran {share:.0%} of the "
-        f"fastest, #{fastest.trial} ({fastest.config.num_workers or 0} workers), in its own "
-        f"probe ({medians_text([fastest, knee])}), within the {NEAR:.0%} that probes drift "
-        f"apart.{also} {', '.join(f'#{c.trial}' for c in chosen)} re-measured afresh, back "
-        "to back"
+        f"#{knee.trial} ({knee.config.num_workers or 0} workers) ran {share:.0%} of what the "
+        f"fastest, #{fastest.trial} ({fastest.config.num_workers or 0} workers), sustains "
+        f"({kept:,.0f} samples/s), in its own probe ({medians_text([fastest, knee])}): "
+        f"within the {NEAR:.0%} that probes drift apart.{also} "
+        f"{', '.join(f'#{c.trial}' for c in chosen)} re-measured afresh, back to back"
     )
     return Plan(chosen, base, True, False, why, margin, fresh=True, rounds=1)
 
@@ -379,4 +381,19 @@ def confirm_study(
             plan, remeasure=False, remeasure_baseline=False, fresh=False, why=UNCONFIRMED
         )
     note(f"  confirmation: {plan.why}")
-    return confirm_plan(plan, lambda cand: probe(None if cand is base else cand.config))
+    result = confirm_plan(plan, lambda cand: probe(None if cand is base else cand.config))
+    if result.probe_seconds and result.candidates:
+        note(f"  re-measured: {remeasured_text(result)}")
+    return result
+
+
+def remeasured_text(result: Confirmation) -> str:
+    """What a confirmation's re-measures read, each config's median over its fresh windows:
+    the figures the answer's choice quotes, which no trial line shows."""
+    parts = []
+    for c in result.candidates:
+        workers = c.config.get("num_workers") or 0
+        rate = f"{c.median:,.0f} samples/s" if c.median is not None else "no figure"
+        parts.append(f"#{c.trial} ({workers} workers) {rate}")
+    counted = "each one's median over the windows that count"
+    return f"{', '.join(parts)} ({counted}); the pick: #{result.winner}"

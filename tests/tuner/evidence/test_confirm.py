@@ -14,9 +14,10 @@ from autotune.tuner.evidence._confirm import (
     confirm_plan,
     confirmation_plan,
     drift_between_probes,
+    remeasured_text,
 )
 from autotune.tuner.evidence._load import Load
-from autotune.tuner.evidence._noise import median
+from autotune.tuner.evidence._noise import median, sustained
 from autotune.tuner.evidence._windows import Windows
 
 KEYS = {
@@ -127,7 +128,7 @@ def test_the_knee_is_held_against_the_fastest_not_a_config_that_reached_it(
     ]
     plan = confirmation_plan(pool, base, 2)
     assert plan.fresh and [c.trial for c in plan.candidates] == [1, 2, 3]
-    assert "ran 91% of the fastest, #1 (128 workers)" in plan.why, plan.why
+    assert "ran 91% of what the fastest, #1 (128 workers), sustains" in plan.why, plan.why
     assert "#2 (49 workers) reached it only across probes" in plan.why, plan.why
     probe = Recorder({1: [7600, 7620, 7590], 2: fresh_49, 3: [6100, 6120, 6090]})
     result = confirm_plan(plan, probe)
@@ -135,6 +136,28 @@ def test_the_knee_is_held_against_the_fastest_not_a_config_that_reached_it(
     # 38 workers run 0.80 of 128 side by side: never the pick. 49 is where it reaches 128.
     assert result.winner == {2: 2, 1: 1}[winner]
     assert result.fastest == 1
+
+
+def test_the_knee_s_share_is_the_one_its_rule_compared_and_the_re_measures_are_said() -> None:
+    # A held-out script: "#4 (37 workers) ran 89% of the fastest ... within the 10% that
+    # probes drift apart", its median against the fastest's median, where the rule holds it
+    # against what the fastest sustains; then the answer quoted re-measured shares (85%) that
+    # no line had shown.
+    base = cand(0, -1, [90, 91])
+    fastest = cand(1, 109, [2600, 3390, 3390, 3700])
+    pool = [base, fastest, cand(4, 37, [3000, 3020, 3040])]
+    plan = confirmation_plan(pool, base, 2)
+    kept = sustained(fastest.windows)
+    assert plan.fresh and [c.trial for c in plan.candidates] == [1, 4]
+    share = f"{3020 / kept:.0%}"
+    assert f"ran {share} of what the fastest, #1 (109 workers), sustains ({kept:,.0f}" in plan.why
+    assert "89%" not in plan.why, plan.why  # 3,020 of 3,390: not the figure the rule held
+    result = confirm_plan(plan, Recorder({1: [3380, 3390, 3385], 4: [2870, 2880, 2890]}))
+    said = remeasured_text(result)
+    assert said == (
+        "#1 (109 workers) 3,385 samples/s, #4 (37 workers) 2,880 samples/s (each one's median "
+        "over the windows that count); the pick: #1"
+    ), said
 
 
 def test_a_winner_near_the_baseline_re_measures_the_baseline() -> None:
