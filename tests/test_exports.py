@@ -118,6 +118,7 @@ EXPORTS = {
         "optuna_study_id",
         "optuna_trial_id",
         "queued_params",
+        "rate_of",
         "record_of",
         "role",
         "save_ceiling",

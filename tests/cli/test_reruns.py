@@ -120,11 +120,19 @@ def test_a_changed_script_is_measured_afresh_unless_resumed(tmp_path: Path) -> N
 
 
 def test_an_edited_script_measured_afresh_starts_from_the_stored_answer(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'a.db'}"
     script = _copy(tmp_path, "basic.py")
-    first = _probe(script, url, trials=3)
-    assert first.returncode == 0, first.stderr
-    answer = json.loads(first.stdout)
+    for attempt in range(3):
+        # Each attempt in a storage of its own: nothing stored to start from.
+        url = f"sqlite:///{tmp_path / f'a{attempt}.db'}"
+        first = _probe(script, url, trials=3)
+        assert first.returncode == 0, first.stderr
+        answer = json.loads(first.stdout)
+        if not (answer.get("interference") or {}).get("comparison"):
+            break
+        # The neighbours' load changed between the script as written and the settings (a
+        # test beside this one): the answer refuses a speedup it could not show, which is
+        # right (tests/cli/test_interference.py); this test is about the stored answer.
+        assert answer["recommended"]["config"]["num_workers"] == 0, answer
     assert answer["started_from"] is None
     picked = answer["recommended"]["config"]["num_workers"]
     assert picked, answer  # 8 ms of loading a batch against a 2 ms step: workers win
