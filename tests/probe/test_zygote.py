@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,9 +35,9 @@ def test_a_library_that_starts_a_python_thread_taints_the_zygote(on_path: Path) 
 
 def test_a_quiet_library_is_imported_and_a_missing_one_skipped(on_path: Path) -> None:
     (on_path / "quiet_library.py").write_text("print('at import')\nVALUE = 1\n")
-    threads = threading.active_count()
+    # Not the process's thread count: a test worker's own threads come and go meanwhile.
     assert _preload(["no_such_module_here", "quiet_library"]) is None
-    assert sys.modules["quiet_library"].VALUE == 1 and threading.active_count() == threads
+    assert sys.modules["quiet_library"].VALUE == 1
 
 
 def test_only_modules_from_site_packages_count_as_the_script_s_libraries(on_path: Path) -> None:
