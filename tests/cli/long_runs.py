@@ -14,6 +14,8 @@ from tests.conftest import probe
 LONG = ProbeSettings(window_s=6.0, windows=2, min_windows=0)
 # Long runs of one config that agree within this factor: the machine held still for them.
 STEADY = 1.25
+# One round's ratio this far above 1 settles "never slower" on its own (no stated figure judged).
+CLEAR = 1.2
 
 
 def _long(script: Path, args: tuple[str, ...], config: LoaderConfig) -> float:
@@ -39,11 +41,13 @@ def never_slower(
     # Interleaved, so drift on a shared machine hits both alike; a third and fourth round
     # where two leave the ratio under the bar (a long run of one config moves by a few per
     # cent on a busy 2-core machine: the 0.82x this guards against is far outside that).
+    # Where no stated figure is judged, one round that clears the bar by CLEAR is enough: a
+    # few per cent of drift cannot take a pick that far ahead back under it.
     for _ in range(4):
         written.append(_long(script, args, LoaderConfig()))
         mine.append(_long(script, args, pick))
         ratio = statistics.median(mine) / statistics.median(written)
-        if len(mine) >= 2 and ratio >= 0.97:
+        if ratio >= 0.97 and (len(mine) >= 2 or (stated is None and ratio >= CLEAR)):
             break
     said = (data["_log"], rec, mine, written)
     assert ratio >= 0.97, said

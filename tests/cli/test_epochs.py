@@ -25,13 +25,15 @@ VAL_LINE = next(
 )
 
 
-def _probe(db_url: str, *script_args: str, fresh: bool = False, trials: int = 4) -> dict:  # type: ignore[type-arg]
+def _probe(  # type: ignore[type-arg]
+    db_url: str, *script_args: str, fresh: bool = False, trials: int = 4, window: float = 1.0
+) -> dict:
     proc = subprocess.run(
         [
             *(sys.executable, "-m", "autotune.cli", "probe", SCRIPT),
             *("--storage", db_url, "--trials", str(trials), "--json"),
             *(("--fresh",) if fresh else ()),
-            *("--window", "1", "--windows", "3"),
+            *("--window", str(window), "--windows", "3"),
             *("--", *script_args),
         ],
         capture_output=True,
@@ -84,13 +86,15 @@ def test_the_epoch_and_its_validation_pass_both_tuned(db_url: str, tmp_path: Pat
     args += ("--build-once",)
     # Three trials: the script as written, the seeded worker count and one neighbour; this
     # test is about the epoch around the pick, not how far the search goes.
-    answer = _probe(db_url, *args, trials=3)
+    # Windows of 0.5 s of training: the validation pass as written (0.8 s) runs between
+    # training epochs of 0.2 s, so each window's wall is several times its length.
+    answer = _probe(db_url, *args, trials=3, window=0.5)
     if (answer.get("interference") or {}).get("comparison"):
         # The machine's load changed between the script as written and the settings: the
         # answer refuses a speedup it could not show (the script as written stays), which is
         # right; this test is about epochs, so it measures again on the next study.
         assert answer["recommended"]["config"]["num_workers"] == 0, answer
-        answer = _probe(db_url, *args, fresh=True, trials=3)
+        answer = _probe(db_url, *args, fresh=True, trials=3, window=0.5)
     epoch = answer["epoch"]
     own = _own_clock(tmp_path, *args)
     assert epoch["as_written_s"] == pytest.approx(
