@@ -51,7 +51,7 @@ from autotune.tuner.evidence._candidates import (
     medians_text,
     separated,
 )
-from autotune.tuner.evidence._fresh import confirm_fresh, steady_plan, unlike_plan
+from autotune.tuner.evidence._fresh import confirm_fresh, steady_plan, threads_plan, unlike_plan
 from autotune.tuner.evidence._load import Load, steady_load
 from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median, sustained
 from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, cheapest_near, choose, reaches
@@ -143,7 +143,8 @@ def confirmation_plan(
         return unlike
     if steady_load is not None and limit >= 1:
         return steady_plan(measured, base, limit, margin, steady_load.text())
-    knee = knee_plan(measured, leader, base, limit, margin)
+    threads = threads_plan(leader, base, margin) if limit >= 1 else None
+    knee = threads or knee_plan(measured, leader, base, limit, margin)
     if knee is not None:
         return knee
     pct = f"{margin:.0%}"

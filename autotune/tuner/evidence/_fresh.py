@@ -18,6 +18,7 @@ fastest holds the same way, else the fastest is kept.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from autotune.contract import ProbeResult
 from autotune.state import Confirmation
@@ -74,6 +75,26 @@ def unlike_plan(
         f"{', '.join(f'#{c.trial}' for c in chosen)} re-measured afresh, interleaved, twice each"
     )
     return Plan(chosen, base, True, False, why, margin, fresh=True)
+
+
+def threads_plan(leader: Candidate, base: Candidate | None, margin: float) -> Plan | None:
+    """A fresh, interleaved re-measure of the leader and the script as written when the
+    leader differs from it in torch's threads alone, however far apart their probes read.
+    Intra-op threads that span every core wait on whichever is busy, so the script as
+    written moves with whatever else runs between probes: a model-bound script's own 2
+    threads ran 10,011-18,487 samples/s in four long runs on a 2-core box, 1 thread
+    11,837-14,162, and a baseline probed at 9,589 made 1 thread look 1.4x faster
+    (docs/benchmarks.md, "Torch's threads against a baseline of one moment")."""
+    if base is None or leader.config == base.config:
+        return None
+    if replace(leader.config, threads=base.config.threads) != base.config:
+        return None
+    why = (
+        f"#{leader.trial} differs from the script as written only in torch's threads, whose "
+        "rate moves with what else uses the cores between probes: both re-measured afresh, "
+        "interleaved, twice each"
+    )
+    return Plan([leader, base], base, True, False, why, margin, fresh=True)
 
 
 def steady_plan(

@@ -382,3 +382,23 @@ def test_re_measures_that_give_nothing_leave_the_searchs_windows_to_decide() -> 
     assert result.winner in (2, 3)
     assert result.choice is not None and "the search's own windows decide" in result.choice
     assert result.baseline_median == pytest.approx(229.0)
+
+
+def test_a_leader_that_changes_only_torch_s_threads_is_re_measured_afresh_with_the_script() -> None:
+    # A model-bound script: its baseline probe read 9,589 samples/s, 1 thread 13,384, far
+    # apart; in long runs the script's own 2 threads ran 10,011-18,487 and 1 thread
+    # 11,837-14,162. The script's rate moves with what else uses the cores, so one probe of
+    # it is no reference: both are re-measured afresh, and the fresh rounds decide.
+    base = Candidate(0, LoaderConfig(), [9500, 9589, 9610, 9700])
+    one = Candidate(1, LoaderConfig(threads=1), [12600, 13384, 13450, 13500])
+    plan = confirmation_plan([base, one], base, 2)
+    assert plan.fresh and plan.remeasure and not plan.skipped
+    assert [c.trial for c in plan.candidates] == [1, 0]
+    assert "only in torch's threads" in plan.why
+    probe = Recorder({0: [17300, 17400], 1: [12300, 13000]})
+    result = confirm_plan(plan, probe)
+    assert probe.calls == [1, 0, 1, 0]  # interleaved, twice each
+    assert result.winner == 0  # never slower than as written: its own settings stay
+    # Threads and workers changed together: the far winner decides without probes, as before.
+    workers = Candidate(2, LoaderConfig(num_workers=4, threads=1), [30000, 30500, 31000])
+    assert confirmation_plan([base, workers], base, 2).skipped
