@@ -48,6 +48,7 @@ def _probe(runner: SubprocessRunner, target: Target, config: TrialConfig) -> dic
         "wall_s": time.monotonic() - started,
         "first_window_s": first[0] if first else None,
         "samples_per_s": res.samples_per_s,
+        "windows": [round(w) for w in res.windows],
         "status": res.status,
     }
 
