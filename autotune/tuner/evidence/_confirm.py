@@ -11,8 +11,8 @@ leaders is already its on both counts.
 
 When one config wins by far more than the noise (its slowest window beats every other
 config's fastest window by the margin, the baseline's included), a re-measure cannot change
-the pick, and its three probes are skipped: the recommendation then carries the interval of
-its own windows, and says so.
+the pick, and its three probes are skipped (not where it changes torch's threads alone:
+``_fresh.threads_plan``): the recommendation then carries its own windows' interval.
 
 Like with like first: when the leader and the script as written (or a rival that could still
 beat the leader) were measured under different loads (``_load.alike``: one while
@@ -143,10 +143,10 @@ def confirmation_plan(
         return unlike
     if steady_load is not None and limit >= 1:
         return steady_plan(measured, base, limit, margin, steady_load.text())
-    threads = threads_plan(leader, base, margin) if limit >= 1 else None
-    knee = threads or knee_plan(measured, leader, base, limit, margin)
-    if knee is not None:
-        return knee
+    fresh = threads_plan(leader, base, margin) if limit >= 1 else None
+    plan = fresh or knee_plan(measured, leader, base, limit, margin)
+    if plan is not None:
+        return plan
     pct = f"{margin:.0%}"
     apart = f"no slowest window of one beats the other's fastest by {pct}"
     if limit >= 2 and len(close) > 1:

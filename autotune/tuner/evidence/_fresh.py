@@ -12,7 +12,8 @@ round in which it met the same load as the script or a heavier one (``telling_ro
 speedup is then those rounds'),
 else no speedup is stated and the script as written stays the answer
 (``Confirmation.incomparable``). A cheaper config's near-tie with the
-fastest holds the same way, else the fastest is kept.
+fastest holds the same way, else the fastest is kept. A leader that changes torch's threads
+alone is re-measured so whatever the loads (``threads_plan``).
 """
 
 from __future__ import annotations
