@@ -14,11 +14,9 @@ loader-bound window's rate is what the workers finished in it (``_finished``): t
 finished batches back to hand them over in order, by as many as the window holds.
 
 The lead meter feeds an ``EpochClock`` (``_epoch.py``) at first batches and epoch ends, and
-never waits for an epoch end (every trial would pay that wait). The iterators that feed it
-batch by batch are in ``_iterators.py``.
-
-At each window edge (never per batch) it also reads the cores other processes used during
-the window (``probe/machine/_outside_cpu.py``): a shared machine moves a rate by 2-10x.
+never waits for an epoch end (every trial would pay that wait); ``_iterators.py`` feeds it.
+At each window edge (never per batch) it reads the cores other processes used in the window
+(``probe/machine/_outside_cpu.py``): a shared machine moves a rate by 2-10x.
 """
 
 from __future__ import annotations
@@ -32,32 +30,25 @@ from autotune.probe.measure._epoch import EpochClock
 from autotune.probe.measure._figures import MeterFigures, figures_of
 from autotune.probe.measure._fit import deadline_at, fitted_window_s, warmup_over
 from autotune.probe.measure._windows import (
+    EPOCH_WINDOW_SPAN,
     closes_on_time_or_turn,
     stalled_at_epoch_start,
+    whole_epoch_windows,
     window_rate,
 )
 
 # Warm-up sub-windows in a row, none faster than the best before it, that end the ramp.
 STEADY_SUBWINDOWS = 2
-# Epochs expected to take at most this many times ``windows x window_s`` are short: a probe
-# can afford to measure whole ones.
-EPOCH_WINDOW_SPAN = 2.0
 
 
 class ProbeDone(BaseException):
-    """Ends the user's script once measurement is complete.
-
-    A ``BaseException`` so that the broad ``except Exception:`` common in training loops
-    does not swallow it.
-    """
+    """Ends the user's script once measurement is complete: a ``BaseException``, so that the
+    broad ``except Exception:`` common in training loops does not swallow it."""
 
 
 class Meter:
-    """Accumulates batch timings and closes measurement windows.
-
-    ``sync`` is called at window edges (a CUDA synchronize on GPU) so that queued
-    asynchronous work lands in the window that issued it.
-    """
+    """Accumulates batch timings and closes measurement windows. ``sync`` is called at window
+    edges (a CUDA synchronize on GPU) so that queued asynchronous work lands in its window."""
 
     def __init__(
         self,
@@ -115,6 +106,7 @@ class Meter:
         self._window_starts: list[int] = []  # epoch starts per closed window
         self._held: list[float] = []  # windows not yet written to the progress file
         self._epochs_decided = False
+        self._whole_epochs = settings.windows  # whole-epoch windows to measure, once switched
         self.steady_state: bool | None = None
         self._sub_s = settings.window_s / 3
         # settings.window_s, or shorter to fit a script of known length (``_fit.py``).
@@ -297,7 +289,8 @@ class Meter:
             for i, held in enumerate(self._held):
                 self._on_window(first + i, held)
             self._held.clear()
-        if settled and (self.settings.enough(self.windows) or self._out_of_time(now)):
+        enough = self.settings.enough(self.windows) or len(self.windows) >= self._whole_epochs
+        if settled and (enough or self._out_of_time(now)):
             self.measuring = False
             self.done = True
             self.measure_end = now
@@ -347,6 +340,10 @@ class Meter:
         # fragment of an epoch beside its start (measuring began near an epoch's end).
         if stalled_at_epoch_start(windows, self._window_starts):
             self.epoch_windows = True
+            # An epoch lasts as long as its batches took in the windows dropped (stalls in).
+            wall = perf_counter() - (self.measure_start or 0.0) - self.outside_s
+            epoch_s = (self.epoch_batches or 0) * wall / max(1, self.measured_batches)
+            self._whole_epochs = whole_epoch_windows(self.settings.windows, self.window_s, epoch_s)
             self.windows.clear()
             self.interference.clear()
             self._window_starts.clear()

@@ -150,11 +150,13 @@ def test_a_probe_past_its_deadline_reports_the_windows_it_has(monkeypatch) -> No
 written: list[tuple[int, float]] = []
 
 
-def _bursty(monkeypatch, epoch_batches: int | None, stall: float = 1.0) -> Meter:  # type: ignore[no-untyped-def]
+def _bursty(
+    monkeypatch, epoch_batches: int | None, stall: float = 1.0, min_windows: int = 2
+) -> Meter:  # type: ignore[no-untyped-def]
     """A loader whose pipeline drains every epoch: a stall, then 40 batches 10 ms apart.
     The windows written to the progress file land in ``written``."""
     settings = ProbeSettings(
-        warmup_batches=2, warmup_s=0.0, window_s=0.3, windows=4, min_windows=2,
+        warmup_batches=2, warmup_s=0.0, window_s=0.3, windows=4, min_windows=min_windows,
         min_batches_per_window=2,
     )  # fmt: skip
     now = [0.0]
@@ -189,6 +191,18 @@ def test_short_epochs_are_measured_in_whole_epochs(monkeypatch) -> None:  # type
     blind = _bursty(monkeypatch, epoch_batches=None).figures()
     assert blind.epoch_windows is False
     assert blind.samples_per_s > 1.5 * long_run
+
+
+def test_whole_epochs_longer_than_the_planned_windows_are_measured_twice(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Four 0.3 s windows planned (a span of 2.4 s); an epoch lasts 1.39 s, its start 1.0 s of
+    # it: two whole epochs fit, and each is the long-run rate, so four would only take longer.
+    # (Windows that agree do not stop it: min_windows=0 measures every window it plans.)
+    written.clear()
+    meter = _bursty(monkeypatch, epoch_batches=40, min_windows=0)
+    assert meter.epoch_windows is True
+    assert len(meter.windows) == 2, meter.windows
+    long_run = 40 * 4 / (1.0 + 39 * 0.01)
+    assert all(abs(w - long_run) < 0.02 * long_run for w in meter.windows), meter.windows
 
 
 def test_an_epoch_s_last_batches_beside_the_next_start_are_no_window(monkeypatch) -> None:  # type: ignore[no-untyped-def]

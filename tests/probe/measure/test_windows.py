@@ -8,6 +8,7 @@ from autotune.probe.measure._windows import (
     BURST_CAP,
     closes_on_time_or_turn,
     stalled_at_epoch_start,
+    whole_epoch_windows,
 )
 
 
@@ -45,3 +46,14 @@ def test_a_spread_is_a_stall_only_when_the_slowest_window_holds_an_epoch_start()
     assert not stalled_at_epoch_start(windows, [1, 0, 0])
     # A start in the slowest window, but a spread within noise.
     assert not stalled_at_epoch_start([1000.0, 950.0, 1020.0], [0, 1, 0])
+
+
+def test_whole_epoch_windows_fit_the_span_a_probe_can_measure() -> None:
+    # Planned: five 1.5 s windows, a span of 2 x 7.5 s. Epochs of 1 s: windows of two epochs,
+    # all five fit. Epochs of 4 s: three fit. Epochs of 9.5 s: two, the least that has a
+    # spread, where five would measure for 48 s.
+    assert whole_epoch_windows(5, 1.5, 1.0) == 5
+    assert whole_epoch_windows(5, 1.5, 4.0) == 3
+    assert whole_epoch_windows(5, 1.5, 9.5) == 2
+    # No epoch to go by: the planned count.
+    assert whole_epoch_windows(5, 1.5, 0.0) == 5
