@@ -63,26 +63,35 @@ def _knee(
     rate: float | None,
     confirmation: Confirmation | None,
 ) -> str | None:
-    """The knee sentence for the recommendation, from the counts measured on its line: by
-    their re-measures where confirmation ran them beside the recommendation (those were
-    measured like with like), else by their search figures."""
+    """The knee sentence for the recommendation, from the counts measured on its line, each
+    against the recommendation measured alike: by their re-measures where confirmation ran
+    them beside it, else by their search figures against its own search figure (36 workers
+    said "115%" of 6 workers' re-measure, where the two searches' probes read 96%)."""
     if best is None or not rate or state.role(best) == "baseline":
         return None
     config = trial_config(best)
     workers = config.num_workers or 0
     again = {c.trial: c.median for c in (confirmation.candidates if confirmation else [])}
+    own = _search_figure(best)
     line: dict[int, float] = {}
     for t in trials:
         if not usable(t) or t.number == best.number:
             continue
         other = trial_config(t)
         count = other.num_workers or 0
-        # What a long run of it sustains: a bursty loader's median reads above it.
-        windows = compared_windows(t)
-        value = again.get(t.number) or (sustained(windows) if windows else t.value)
+        value = again.get(t.number)
+        if value is None and (value := _search_figure(t)) and own:
+            value *= rate / own  # the two search figures' ratio, said against ``rate``
         if count and value and replace(other, num_workers=workers) == config:
             line[count] = max(line.get(count, 0.0), value)
     return knee_sentence(workers, rate, line)
+
+
+def _search_figure(trial: optuna.trial.FrozenTrial) -> float | None:
+    """What a long run of the trial sustains by its search probe (a bursty loader's median
+    reads above it)."""
+    windows = compared_windows(trial)
+    return sustained(windows) if windows else trial.value
 
 
 def _overturned(

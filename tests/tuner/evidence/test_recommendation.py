@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import random
+from dataclasses import replace
 from pathlib import Path
+
+import optuna
+from optuna.distributions import IntDistribution
 
 from autotune import state
 from autotune.state import Confirmation, Contender, usable
 from autotune.tuner import summarize
-from tests.store.factory import close_storages, make_study
+from autotune.tuner.evidence._recommendation import _knee
+from autotune.tuner.evidence._trials import frozen_from_result
+from tests.store.factory import DISTRIBUTIONS, close_storages, make_study, probe_result
 
 
 def test_a_pick_that_re_measures_put_ahead_of_the_searchs_best_says_so(tmp_path: Path) -> None:
@@ -59,3 +66,32 @@ def test_a_rate_from_one_window_states_no_interval(tmp_path: Path) -> None:
             assert answer.recommended is not None and answer.recommended.ci95 == stated
     finally:
         close_storages()
+
+
+def test_the_knee_says_each_count_against_the_pick_measured_alike() -> None:
+    # 6 workers re-measured at 882 samples/s beside the baseline; 36 workers only probed in the
+    # search, at 1,018, where 6 workers' own probe read 1,058: 36 ran 96% of 6, not 115%.
+    study = optuna.create_study(direction="maximize")
+    for workers, windows, role in (
+        (0, [470.0, 472.0, 474.0], "baseline"),
+        (6, [1056.0, 1058.0, 1060.0], "search"),
+        (36, [1016.0, 1018.0, 1020.0], "search"),
+    ):
+        result = probe_result(random.Random(0), workers)
+        result = replace(
+            result,
+            applied_config=replace(result.applied_config, persistent_workers=workers > 0),
+            windows=windows,
+            interference_cores=[0.05] * 3,
+            samples_per_s=windows[1],
+        )
+        params = {"num_workers": workers, "pin_memory": False}
+        wide = {**DISTRIBUTIONS, "num_workers": IntDistribution(0, 64)}
+        study.add_trial(frozen_from_result(result, role, params, wide))  # type: ignore[arg-type]
+    trials = study.get_trials()
+    pick = trials[1]
+    confirmation = Confirmation(
+        winner=pick.number, median=882.0, candidates=[Contender(trial=pick.number, median=882.0)]
+    )
+    said = _knee(trials, pick, 882.0, confirmation)
+    assert said is not None and "36 ran 96%" in said, said
