@@ -70,6 +70,14 @@ def probe(
     return result
 
 
+def every_window(res: ProbeResult, settings: ProbeSettings = FAST) -> bool:
+    """Whether ``res`` holds every window its probe planned: as many as ``settings`` ask, or,
+    where it switched to whole epochs, as many as fit the span (``whole_epoch_windows``)."""
+    if res.epoch_windows:
+        return 2 <= len(res.windows) <= settings.windows
+    return len(res.windows) == settings.windows
+
+
 def _alone(item: pytest.Item | None) -> bool:
     return item is not None and item.get_closest_marker("alone") is not None
 

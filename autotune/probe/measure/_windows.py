@@ -12,9 +12,9 @@ they then spread by more than ``EPOCH_SPREAD``, measuring restarts in windows of
 epochs (as many as make up ``window_s``): any run of an epoch's batches holds exactly one
 epoch start, whatever the phase, so each such window is the long-run rate. They are as many
 as the planned windows while they fit that span, fewer where they would not (two at least,
-``whole_epoch_windows``). Otherwise the
-time windows stand. The progress file (the runner prunes on it) only sees windows that
-stand. Longer epochs keep time windows; their stalls are a smaller share of the epoch.
+``whole_epoch_windows``). Otherwise the time windows stand. The progress file (the runner
+prunes on it) only sees windows that stand. Longer epochs keep time windows; their stalls
+are a smaller share of the epoch.
 
 Many workers deliver in bursts. Each worker takes a batch's whole time (its period), so
 workers in phase hand over their batches together, once a period; a time window shorter than
