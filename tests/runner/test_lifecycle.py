@@ -174,7 +174,11 @@ def test_ctrl_c_reaches_the_training_as_from_a_terminal_and_keeps_the_segments(
         wait_for("two segments in the study", segments_told)
         before = finished(db_url, name)
         os.killpg(cli.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the foreground group
-        code = cli.wait(timeout=180)
+        try:
+            code = cli.wait(timeout=180)
+        except subprocess.TimeoutExpired:
+            said, lines = err.read_text(errors="replace"), out.read_text().split("\n")
+            pytest.fail(f"still running 180 s after Ctrl-C; the training wrote {lines}:\n{said}")
         said = err.read_text(errors="replace")
         assert code == 130, said
         assert out.read_text().split("\n")[:2] == ["started", "interrupted"], out.read_text()

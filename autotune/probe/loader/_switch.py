@@ -135,11 +135,11 @@ class _Segment:
             kwargs.update(batch_size=None, sampler=self.view)
         else:
             kwargs["batch_sampler"] = self.view
-        with warnings.catch_warnings(), sigint_held() as mask:
+        with warnings.catch_warnings(), sigint_held() as held:
             # The worker count was chosen on purpose; torch would repeat its advice per segment.
             warnings.filterwarnings("ignore", message="This DataLoader will create")
             if workers > 0:  # Ctrl-C while they fork: after (``_sigint.py``)
-                kwargs["worker_init_fn"] = UnheldInit(source.worker_init_fn, mask)
+                kwargs["worker_init_fn"] = UnheldInit(source.worker_init_fn, held)
             self.loader = owner._factory(source.dataset, **kwargs)
             self.it: Any = iter(self.loader)
         self.on_trial = owner._fallback is not None and not owner._proven and workers > 0

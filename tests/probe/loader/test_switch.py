@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -321,13 +322,18 @@ def test_only_worker_settings_can_be_switched() -> None:
 
 # Ctrl-C as a terminal sends it, while a switch forks its workers: every fork sends the
 # process SIGINT from an at-fork hook, the moment CPython would drop the KeyboardInterrupt
-# ("Exception ignored in ... _releaseLock") and the new worker die of its own copy.
+# ("Exception ignored in ... _releaseLock") and the new worker die of its own copy. With a
+# thread beside the training's (the probe's sampler, a pin-memory thread), the kernel hands
+# a SIGINT the main thread blocks to that thread, and CPython still runs the handler in the
+# main thread: only the handler itself can hold it.
 CTRL_C_AT_FORK = """
-import os, signal
+import os, signal, sys, threading
 import torch
 from torch.utils.data import DataLoader
 from autotune.probe.loader import SwitchableLoader
 
+if sys.argv[1:] == ["--thread"]:
+    threading.Thread(target=threading.Event().wait, daemon=True).start()
 os.register_at_fork(before=lambda: os.kill(os.getpid(), signal.SIGINT))
 wrapped = SwitchableLoader(DataLoader(torch.arange(64), batch_size=4))
 batches = 0
@@ -344,9 +350,10 @@ print("finished", batches, [e.kind for e in wrapped.events], flush=True)
 """
 
 
-def test_ctrl_c_while_a_switch_forks_its_workers_reaches_the_training() -> None:
+@pytest.mark.parametrize("beside", [[], ["--thread"]], ids=["alone", "thread-beside"])
+def test_ctrl_c_while_a_switch_forks_its_workers_reaches_the_training(beside: list[str]) -> None:
     proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(CTRL_C_AT_FORK)],
+        [sys.executable, "-c", textwrap.dedent(CTRL_C_AT_FORK), *beside],
         capture_output=True,
         text=True,
         timeout=120,
@@ -354,3 +361,25 @@ def test_ctrl_c_while_a_switch_forks_its_workers_reaches_the_training() -> None:
     # As Python ends on an uncaught KeyboardInterrupt: status 130 (death by SIGINT) or 1.
     assert proc.stdout.startswith("interrupted after 2"), (proc.stdout, proc.stderr)
     assert proc.returncode != 0, proc.stdout
+
+
+class SigintHandlers(Dataset[bool]):
+    """Sample i: whether the process that loaded it has Python's own SIGINT handler."""
+
+    def __len__(self) -> int:
+        return 16
+
+    def __getitem__(self, i: int) -> bool:
+        return signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_workers_a_switch_forks_keep_the_script_s_sigint_handler() -> None:
+    # Held only while they fork: each worker then has Ctrl-C as the script's workers would.
+    wrapped = SwitchableLoader(DataLoader(SigintHandlers(), batch_size=4))
+    seen: list[bool] = []
+    for i, batch in enumerate(wrapped):
+        seen += batch.tolist()
+        if i == 0:
+            wrapped.switch({"num_workers": 2})
+    assert seen == [True] * 16
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
