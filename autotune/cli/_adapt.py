@@ -211,7 +211,8 @@ def _stored_answer(
     """The newest recommendation for this script, arguments and hardware, if any."""
     import optuna
 
-    from autotune.tuner import recommended_trial, trial_config
+    from autotune.state import baseline_of
+    from autotune.tuner import as_given, recommended_trial
 
     prefix = key.default_name()
     summaries = optuna.get_all_study_summaries(store)
@@ -219,8 +220,9 @@ def _stored_answer(
     for summary in sorted(mine, key=lambda s: s.datetime_start or datetime.min, reverse=True):
         study = optuna.load_study(study_name=summary.study_name, storage=store)
         best = recommended_trial(study)
-        if best is not None:
-            return summary.study_name, trial_config(best)
+        if best is not None:  # its settings as the answer gives them
+            config, _ = as_given(best, baseline_of(study.get_trials(deepcopy=False)))
+            return summary.study_name, config
     return None
 
 

@@ -3,6 +3,7 @@
 from autotune.answer import Bottleneck, Diagnosis
 from autotune.state import counted, usable
 from autotune.tuner.evidence import (
+    as_given,
     diagnose,
     recommended_trial,
     summarize,
@@ -53,6 +54,7 @@ __all__ = [
     "Tuner",
     "TunerOptions",
     "adapt",
+    "as_given",
     "check_hardware",
     "counted",
     "diagnose",

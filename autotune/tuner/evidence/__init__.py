@@ -36,7 +36,7 @@ from autotune.tuner.evidence._load import (
 )
 from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median, sustained
 from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, near, reaches
-from autotune.tuner.evidence._recommendation import recommended_trial, summarize
+from autotune.tuner.evidence._recommendation import as_given, recommended_trial, summarize
 from autotune.tuner.evidence._shards import (
     ShardBound,
     epoch_bound,
@@ -65,6 +65,7 @@ __all__ = [
     "NOISE_FLOOR",
     "UNCONFIRMED",
     "ShardBound",
+    "as_given",
     "baseline_failure",
     "best_usable",
     "bound_for",

@@ -9,7 +9,7 @@ from optuna.trial import TrialState
 
 from autotune import state
 from autotune.answer import Answer, Baseline, Counts, Failure, Recommended
-from autotune.contract import CEILING_GAP, MeasuredLoader
+from autotune.contract import CEILING_GAP, LoaderConfig, MeasuredLoader
 from autotune.hardware import cores_text
 from autotune.state import (
     Confirmation,
@@ -117,6 +117,39 @@ def _overturned(
     )
 
 
+def as_given(
+    best: optuna.trial.FrozenTrial, base: optuna.trial.FrozenTrial | None
+) -> tuple[LoaderConfig, str]:
+    """The pick's settings as the answer gives them, and what it says of them. A loader the
+    script builds anew every epoch starts its workers at every build, persistent or not:
+    persistent_workers=True there keeps nothing alive, so the answer says False, and why."""
+    config = trial_config(best)
+    if not config.persistent_workers:
+        return config, ""
+    for trial in (best, base):
+        result = record_of(trial).result if trial is not None else None
+        if result is not None and result.epoch is not None and result.epoch.rebuilt:
+            said = (
+                "persistent_workers=False: the script builds its DataLoader anew every epoch, "
+                "so no worker outlives its loader, persistent or not"
+            )
+            return replace(config, persistent_workers=False), said
+    return config, ""
+
+
+def _choice(
+    trials: list[optuna.trial.FrozenTrial],
+    best: optuna.trial.FrozenTrial | None,
+    best_rate: float | None,
+    confirmation: Confirmation | None,
+) -> str:
+    """Why the pick is the trial it is, where that needs saying."""
+    if confirmation is not None and confirmation.choice:
+        return confirmation.choice
+    said = (_overturned(trials, best, confirmation), _knee(trials, best, best_rate, confirmation))
+    return "; ".join(s for s in said if s)
+
+
 def _measured_loader(trial: optuna.trial.FrozenTrial | None) -> MeasuredLoader | None:
     if trial is None:
         return None
@@ -160,6 +193,7 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
     if best is not None and step_changed(best):
         bound, binding = None, None  # the ceilings are of the script's own step, not its
     measured_loader = _measured_loader(best or base)
+    given, given_note = as_given(best, base) if best is not None else (None, "")
     epoch = epoch_answer(
         record_of(base).result if base is not None else None,
         record_of(best).result if best is not None else None,
@@ -178,8 +212,8 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         measured_loader=measured_loader,
         framework=measured_loader.framework if measured_loader else None,
         recommended=None
-        if best is None
-        else Recommended(best.number, trial_config(best), best_rate, interval),
+        if best is None or given is None
+        else Recommended(best.number, given, best_rate, interval),
         baseline=None
         if base is None
         else Baseline(
@@ -197,14 +231,8 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         interference=interference,
         verdict=known.verdict,
         stop_reason=known.stop_reason,
-        choice=(confirmation.choice if confirmation is not None else None)
-        or "; ".join(
-            s
-            for s in (
-                _overturned(trials, best, confirmation),
-                _knee(trials, best, best_rate, confirmation),
-            )
-            if s
+        choice="; ".join(
+            s for s in (_choice(trials, best, best_rate, confirmation), given_note) if s
         )
         or None,
         cores=cores_text(identity.hardware),

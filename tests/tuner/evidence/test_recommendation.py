@@ -10,9 +10,10 @@ import optuna
 from optuna.distributions import IntDistribution
 
 from autotune import state
+from autotune.contract import EpochFigures
 from autotune.state import Confirmation, Contender, usable
 from autotune.tuner import summarize
-from autotune.tuner.evidence._recommendation import _knee
+from autotune.tuner.evidence._recommendation import _knee, as_given
 from autotune.tuner.evidence._trials import frozen_from_result
 from tests.store.factory import DISTRIBUTIONS, close_storages, make_study, probe_result
 
@@ -95,3 +96,27 @@ def test_the_knee_says_each_count_against_the_pick_measured_alike() -> None:
     )
     said = _knee(trials, pick, 882.0, confirmation)
     assert said is not None and "36 ran 96%" in said, said
+
+
+def _measured(workers: int, role: str, rebuilt: bool) -> optuna.trial.FrozenTrial:
+    result = probe_result(random.Random(0), workers)
+    result = replace(
+        result,
+        applied_config=replace(result.applied_config, persistent_workers=workers > 0),
+        epoch=EpochFigures(epoch_s=2.0, rebuilt=rebuilt, epoch_batches=64),
+    )
+    params = {"num_workers": workers, "pin_memory": False}
+    return frozen_from_result(result, role, params, DISTRIBUTIONS)  # type: ignore[arg-type]
+
+
+def test_a_loader_built_anew_every_epoch_is_given_no_persistent_workers() -> None:
+    # Its workers start at every build, persistent or not: True there would keep nothing.
+    for rebuilt, persistent in ((True, False), (False, True)):
+        base, best = _measured(0, "baseline", rebuilt), _measured(4, "search", rebuilt)
+        config, said = as_given(best, base)
+        assert config.persistent_workers is persistent, (rebuilt, config)
+        assert config.num_workers == 4 and config.prefetch_factor == 2
+        assert ("builds its DataLoader anew every epoch" in said) is rebuilt, said
+    # Seen by the baseline only (the pick's probe ended before an epoch did): the same.
+    config, said = as_given(_measured(4, "search", False), _measured(0, "baseline", True))
+    assert config.persistent_workers is False and said
