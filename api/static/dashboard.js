@@ -150,10 +150,13 @@ const autotune = (() => {
           : `, ${pct(e.recommended_outside_share)} with the recommendation`);
     const startup = `Training loader start-up per epoch: ${secs(e.startup_s)} as written` +
       (e.recommended_startup_s === null || e.recommended_startup_s === undefined ? "" : `, ${secs(e.recommended_startup_s)} recommended`);
+    const payback = e.payback_epochs === null || e.payback_epochs === undefined ? ""
+      : ` The run's first start-up: ${secs(e.first_startup_s)} as written, ${secs(e.recommended_first_startup_s)} recommended: ` +
+        `the recommendation wins it back after ${e.payback_epochs.toFixed(1)} epochs; a shorter run is slower with it.`;
     const passes = (e.passes || []).map((p) =>
       `<li>${esc(p.dataset)} (${esc(p.loader)}, ${p.batches} batches, ${p.num_workers} workers${p.site ? `, ${esc(p.site)}` : ""}): ${secs(p.seconds)}</li>`).join("");
     return `<div id="epoch"><p><b>Epoch (wall clock):</b> ${secs(e.as_written_s)} as written${rec}${share}.</p>
-      <p class="muted">${startup}. DataLoader builds: ${secs(e.builds_s)}; the rest: ${secs(e.rest_s)}.</p>
+      <p class="muted">${startup}.${payback} DataLoader builds: ${secs(e.builds_s)}; the rest: ${secs(e.rest_s)}.</p>
       ${passes ? `<ul id="epoch-passes">${passes}</ul>` : ""}${othersHtml(study)}</div>`;
   }
   function othersHtml(study) {

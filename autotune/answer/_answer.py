@@ -175,6 +175,13 @@ class Epoch:
     # The training loader's workers' start-up, paid once per epoch (the restart seen).
     startup_s: float | None = None
     recommended_startup_s: float | None = None
+    # The first batch after the training loader's workers start (the probe's time to first
+    # batch): paid once per run where the workers persist, on top of the per-epoch figures.
+    first_startup_s: float | None = None
+    recommended_first_startup_s: float | None = None
+    # Epochs the recommendation takes to win back the start-up it adds at the run's start (a
+    # shorter run is slower with it); None where it adds little or gains nothing an epoch.
+    payback_epochs: float | None = None
     passes: list[EpochPass] = field(default_factory=list)  # as written
     builds_s: float | None = None
     rest_s: float | None = None

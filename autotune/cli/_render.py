@@ -222,6 +222,15 @@ def _epoch_lines(epoch: Epoch | None) -> list[Text]:
     if epoch.recommended_startup_s is not None:
         startup += f", {_seconds(epoch.recommended_startup_s)} recommended"
     lines.append(say(startup))
+    if (payback := epoch.payback_epochs) is not None:
+        lines.append(
+            say(
+                f"  the run's first start-up: {_seconds(epoch.first_startup_s)} as written, "
+                f"{_seconds(epoch.recommended_first_startup_s)} recommended: the "
+                f"recommendation wins it back after {payback:.1f} epochs; a shorter run is "
+                "slower with it"
+            )
+        )
     for p in epoch.passes:
         lines.append(
             say(

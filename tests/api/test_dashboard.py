@@ -19,7 +19,7 @@ import optuna
 import pytest
 
 from autotune import state
-from autotune.answer import LivePass, OtherLoaders
+from autotune.answer import Epoch, LivePass, OtherLoaders
 from autotune.contract import GpuReading, LoaderConfig
 from autotune.store import sync_study
 from autotune.tuner import summarize
@@ -204,6 +204,8 @@ def test_study_page_charts_card_and_table(server: str, probed: tuple[str, str], 
         assert epoch["reason"] in page.tab.inner_text("#epoch")
     else:
         assert f"{epoch['as_written_s']:.2f} s as written" in page.tab.inner_text("#epoch")
+    said = "the recommendation wins it back after"
+    assert (said in page.tab.inner_text("#epoch")) is (epoch.get("payback_epochs") is not None)
 
     # Sorting by samples/s puts the fastest trial first.
     page.tab.click("#trials th:has-text('samples/s')")
@@ -404,4 +406,27 @@ def test_a_live_run_s_segments_are_drawn_over_time_with_the_reopening_marked(
     ]
     assert page.tab.locator("#other-passes i").count() == 0  # text, never markup
     assert f"Other loaders ({VAL}): 2 workers" in page.tab.inner_text("#epoch-others")
+    assert page.errors == []
+
+
+def test_a_recommendation_that_starts_slower_says_when_it_pays_back(
+    server: str, probed: tuple[str, str], page: Page
+):
+    url, name = probed
+    study = _copy_study(url, name, "starts-slower")
+    epoch = Epoch(
+        as_written_s=4.0,
+        recommended_s=2.5,
+        startup_s=0.1,
+        first_startup_s=0.1,
+        recommended_first_startup_s=6.1,
+        payback_epochs=4.0,
+    )
+    sync_study(url, study, replace(summarize(study, url), epoch=epoch))
+    assert _api(server, "/studies/starts-slower")["epoch"]["payback_epochs"] == 4.0
+    page.open(f"{server}/studies/starts-slower")
+    assert (
+        "The run's first start-up: 0.10 s as written, 6.10 s recommended: the recommendation "
+        "wins it back after 4.0 epochs; a shorter run is slower with it."
+    ) in page.tab.inner_text("#epoch")
     assert page.errors == []

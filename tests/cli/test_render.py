@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+from dataclasses import replace
 
 from rich.console import Console
 
@@ -86,3 +87,20 @@ def test_a_fastai_answer_has_no_prefetch_row_since_its_loader_takes_none() -> No
     fastai = MeasuredLoader(loader="TfmdDL", framework="fastai")
     text = _rendered(dataclasses.replace(answer, measured_loader=fastai))
     assert row not in text and "│ num_workers" in text
+
+
+def test_a_recommendation_that_starts_slower_says_how_many_epochs_win_it_back() -> None:
+    epoch = Epoch(
+        as_written_s=4.0,
+        recommended_s=2.5,
+        first_startup_s=0.1,
+        recommended_first_startup_s=6.1,
+        payback_epochs=4.0,
+    )
+    text = _rendered(Answer(study="s", epoch=epoch))
+    assert (
+        "the run's first start-up: 0.10 s as written, 6.10 s recommended: the recommendation "
+        "wins it back after 4.0 epochs; a shorter run is slower with it"
+    ) in text
+    unsaid = _rendered(Answer(study="s", epoch=replace(epoch, payback_epochs=None)))
+    assert "first start-up" not in unsaid

@@ -15,6 +15,11 @@ from dataclasses import replace
 from autotune.answer import Epoch, EpochPass, OtherLoaders
 from autotune.contract import EpochFigures, ProbeResult
 
+# Start-up the recommendation adds at the run's start below this is not worth a sentence,
+# nor one it wins back within the first epoch: no run is shorter than that.
+PAYBACK_MIN_S = 0.5
+PAYBACK_MIN_EPOCHS = 1.0
+
 
 def _share(figures: EpochFigures) -> float | None:
     outside = figures.outside_s
@@ -45,6 +50,7 @@ def epoch_answer(
         as_written_s=written.epoch_s,
         outside_share=_share(written),
         startup_s=written.startup_s,
+        first_startup_s=base.time_to_first_batch_s if base is not None else None,
         passes=passes,
         builds_s=written.builds_s,
         rest_s=written.rest_s,
@@ -52,6 +58,10 @@ def epoch_answer(
     own = best.epoch if best is not None else None
     if same:
         return _with(out, written, predicted=False)
+    # The recommended settings' first batch after their workers start: paid once per run.
+    out = replace(
+        out, recommended_first_startup_s=best.time_to_first_batch_s if best is not None else None
+    )
     if own is not None and own.epoch_s is not None:
         return _with(out, own, predicted=False)
     outside = written.outside_s
@@ -118,3 +128,17 @@ def with_others(epoch: Epoch | None, others: OtherLoaders | None) -> Epoch | Non
         recommended_s=recommended,
         recommended_outside_share=None if outside is None else outside / recommended,
     )
+
+
+def with_payback(epoch: Epoch | None) -> Epoch | None:
+    """The epoch with the epochs the recommendation takes to win back the start-up it adds
+    once, at the run's start (more workers to start): a run shorter than that is slower with
+    it, whatever its rate. Where the workers persist, an epoch's figures never hold it."""
+    if epoch is None or epoch.as_written_s is None or epoch.recommended_s is None:
+        return epoch
+    first, mine = epoch.first_startup_s, epoch.recommended_first_startup_s
+    gain = epoch.as_written_s - epoch.recommended_s
+    if first is None or mine is None or mine - first < PAYBACK_MIN_S or gain <= 0:
+        return epoch
+    payback = (mine - first) / gain
+    return epoch if payback < PAYBACK_MIN_EPOCHS else replace(epoch, payback_epochs=payback)

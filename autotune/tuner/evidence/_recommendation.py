@@ -27,7 +27,7 @@ from autotune.tuner.evidence._ceiling import (
     step_changed,
     transport_rate,
 )
-from autotune.tuner.evidence._epoch import epoch_answer, with_others
+from autotune.tuner.evidence._epoch import epoch_answer, with_others, with_payback
 from autotune.tuner.evidence._load import account
 from autotune.tuner.evidence._noise import NOISE_FLOOR, sustained
 from autotune.tuner.evidence._pick import clearly_faster, knee_sentence
@@ -249,6 +249,6 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
             if t.state == TrialState.FAIL
             for r in [record_of(t)]
         ],
-        epoch=with_others(epoch, known.others),
+        epoch=with_payback(with_others(epoch, known.others)),
         others=known.others,
     )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from autotune.answer import Answer
 from autotune.contract import EpochFigures, LoaderPass, ProbeResult
-from autotune.tuner.evidence._epoch import epoch_answer
+from autotune.tuner.evidence._epoch import epoch_answer, with_payback
 
 VAL = LoaderPass("DataLoader", "Val", 8, 0, 2.0, 32, 0.01, "fit.py:30")
 # 12 s as written: 9.5 s of training batches, 0.4 s start-up, a 2 s validation pass.
@@ -81,3 +83,29 @@ def test_the_epoch_survives_the_answers_json() -> None:
     assert again.epoch == epoch and again.epoch is not None
     assert again.epoch.recommended_s == 12.0  # the script's own settings: the same epoch
     assert Answer.from_dict({"study": "old"}).epoch is None  # stored before epochs
+
+
+def test_the_start_up_the_recommendation_adds_once_is_said_in_epochs_to_win_it_back() -> None:
+    # 56 workers whose first batch comes 6.1 s after they start, against 0.1 s as written;
+    # each epoch 1.5 s faster: a run of fewer than 4 epochs is slower with them.
+    written = EpochFigures(epoch_s=4.0, train_s=3.9, startup_s=0.1)
+    best = EpochFigures(epoch_s=2.5, train_s=2.4, startup_s=0.0)
+
+    def first_batch(figures: EpochFigures, seconds: float) -> ProbeResult:
+        return replace(_result(figures), time_to_first_batch_s=seconds)
+
+    base = first_batch(written, 0.1)
+    epoch = with_payback(
+        epoch_answer(base, first_batch(best, 6.1), base_rate=1.0, best_rate=1.6, same=False)
+    )
+    assert epoch is not None and epoch.recommended_first_startup_s == 6.1
+    assert epoch.payback_epochs == pytest.approx(6.0 / 1.5)
+    # Little added at the start, or nothing gained an epoch: nothing to win back.
+    slower = EpochFigures(epoch_s=4.5, train_s=4.4, startup_s=0.0)
+    won_back = EpochFigures(epoch_s=0.5, train_s=0.4, startup_s=0.0)  # within the first epoch
+    for other in (first_batch(best, 0.3), first_batch(slower, 6.1), first_batch(won_back, 2.0)):
+        said = epoch_answer(base, other, base_rate=1.0, best_rate=1.0, same=False)
+        assert with_payback(said) == said and said is not None and said.payback_epochs is None
+    # The script's own settings: nothing added.
+    kept = epoch_answer(base, base, base_rate=1.0, best_rate=1.0, same=True)
+    assert kept is not None and with_payback(kept) == kept and kept.payback_epochs is None
