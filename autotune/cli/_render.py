@@ -109,7 +109,8 @@ def render_summary(console: Console, answer: Answer) -> None:
         lines.append(say("diagnosis: ", literal(answer.diagnosis.summary)))
     lines += _interference_lines(answer.interference)
     if answer.choice:
-        lines.append(say("choice: ", literal(answer.choice)))
+        # Our own sentences, one per reason (a few hundred characters each): shown whole.
+        lines.append(say("choice: ", literal(answer.choice, limit=None)))
     if answer.cores:
         lines.append(say("cores: ", literal(answer.cores)))
     if answer.started_from:

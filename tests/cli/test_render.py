@@ -104,3 +104,11 @@ def test_a_recommendation_that_starts_slower_says_how_many_epochs_win_it_back() 
     ) in text
     unsaid = _rendered(Answer(study="s", epoch=replace(epoch, payback_epochs=None)))
     assert "first start-up" not in unsaid
+
+
+def test_the_choice_is_shown_whole_however_many_reasons_it_joins() -> None:
+    # Three reasons made a choice of 660 characters; its last was cut from the terminal.
+    knee = "#4 (6 workers) reaches the fastest, #5, re-measured interleaved beside it " * 6
+    rebuilt = "persistent_workers=False: the script builds its DataLoader anew every epoch"
+    text = _rendered(Answer(study="s", choice=f"{knee}; {rebuilt}"))
+    assert rebuilt in text and "more characters" not in text
