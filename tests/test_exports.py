@@ -42,6 +42,7 @@ EXPORTS = {
         "Tuner",
         "TunerOptions",
         "adapt",
+        "as_given",
         "check_hardware",
         "counted",
         "diagnose",
