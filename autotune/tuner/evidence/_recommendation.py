@@ -193,7 +193,10 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
     if best is not None and step_changed(best):
         bound, binding = None, None  # the ceilings are of the script's own step, not its
     measured_loader = _measured_loader(best or base)
-    given, given_note = as_given(best, base) if best is not None else (None, "")
+    recommended, given_note = None, ""
+    if best is not None:
+        given, given_note = as_given(best, base)
+        recommended = Recommended(best.number, given, best_rate, interval)
     epoch = epoch_answer(
         record_of(base).result if base is not None else None,
         record_of(best).result if best is not None else None,
@@ -211,9 +214,7 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         nproc_per_node=ranks,
         measured_loader=measured_loader,
         framework=measured_loader.framework if measured_loader else None,
-        recommended=None
-        if best is None or given is None
-        else Recommended(best.number, given, best_rate, interval),
+        recommended=recommended,
         baseline=None
         if base is None
         else Baseline(
