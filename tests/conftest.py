@@ -59,11 +59,13 @@ def probe(
     settings: ProbeSettings = FAST,
     timeout_s: float = 60,
     mode: str = "measure",
+    env: dict[str, str] | None = None,
 ) -> ProbeResult:
-    """One real probe in a subprocess; asserts nothing of it survives."""
+    """One real probe in a subprocess (``env``: variables it gets beside the runner's own);
+    asserts no process of it survives."""
     mark = uuid.uuid4().hex
     path = script if Path(script).is_absolute() else str(SCRIPTS / script)
-    target = Target(path, tuple(args), env={MARK_ENV: mark})
+    target = Target(path, tuple(args), env={**(env or {}), MARK_ENV: mark})
     config = TrialConfig(loader=loader or LoaderConfig(), settings=settings, mode=mode)  # type: ignore[arg-type]
     result = SubprocessRunner().run(target, config, timeout_s=timeout_s)
     assert_no_orphans(mark)

@@ -289,6 +289,9 @@ class TrialConfig:
     # ``others`` applies to IterableDataset loaders too (a probe's own process only, or a
     # run whose study showed their streams split across workers: the same batches a pass).
     others_iterable: bool = False
+    # A directory the runner made and removes once the probe's processes are gone: where the
+    # probe's DataLoader workers keep their temporary files ("": each its own, as by default).
+    workers_tmp: str = ""
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -305,4 +308,5 @@ class TrialConfig:
             exchange_dir=raw.get("exchange_dir", ""),
             others=LoaderConfig.from_dict(raw["others"]) if raw.get("others") else None,
             others_iterable=bool(raw.get("others_iterable")),
+            workers_tmp=raw.get("workers_tmp", ""),
         )

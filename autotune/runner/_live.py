@@ -97,6 +97,8 @@ class LiveRun:
         self.world = max(1, target.nproc_per_node)
         self.poll_s = poll_s
         self.dir = Path(tempfile.mkdtemp(prefix=f"autotune-{mode}-"))
+        # The workers' temporary files (TrialConfig.workers_tmp): removed with the folder.
+        self.workers_tmp = Path(tempfile.mkdtemp(prefix="pymp-"))
         config = TrialConfig(
             loader=loader or LoaderConfig(),
             settings=settings,
@@ -104,6 +106,7 @@ class LiveRun:
             exchange_dir=str(self.dir) if mode == "adapt" else "",
             others=others,
             others_iterable=others_iterable,
+            workers_tmp=str(self.workers_tmp),
         )
         (self.dir / "config.json").write_text(config.to_json(), encoding="utf-8")
         env = {**probe_env(target, config), CONFIG_ENV: str(self.dir / "config.json")}
@@ -116,7 +119,7 @@ class LiveRun:
         try:
             self._tree = ProcessTree(own_sessions=False, outlive=True, folder=self.dir)
         except BaseException:
-            shutil.rmtree(self.dir, ignore_errors=True)
+            self._remove_folders()
             raise
         try:
             self.interrupts.__enter__()
@@ -152,10 +155,14 @@ class LiveRun:
             self._tree.kill()
             if hasattr(self, "proc"):
                 self.proc.wait()
-            shutil.rmtree(self.dir, ignore_errors=True)
+            self._remove_folders()
         finally:
             self._tree.close()
             self.interrupts.__exit__()
+
+    def _remove_folders(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+        shutil.rmtree(self.workers_tmp, ignore_errors=True)
 
     def _alone(self) -> bool:
         proc = getattr(self, "proc", None)  # None: Ctrl-C before the training started

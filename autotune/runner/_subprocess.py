@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from autotune.contract import PRELOAD_ENV, ProbeResult, TrialConfig
@@ -36,7 +37,13 @@ class SubprocessRunner(BaseRunner):
         timeout_s: float,
         on_window: WindowCallback | None = None,
     ) -> ProbeResult:
-        with tempfile.TemporaryDirectory(prefix="autotune-probe-") as tmp:
+        # The workers' temporary files (TrialConfig.workers_tmp), removed after the tree ended;
+        # named as multiprocessing names its own, where it would make it.
+        with (
+            tempfile.TemporaryDirectory(prefix="autotune-probe-") as tmp,
+            tempfile.TemporaryDirectory(prefix="pymp-", ignore_cleanup_errors=True) as scratch,
+        ):
+            config = replace(config, workers_tmp=scratch)
             command = probe_command(self.python, target)
             if target.nproc_per_node > 1:  # torchrun-style ranks
                 group = ProcessGroup(command, poll_s=self.poll_s, folder=Path(tmp))

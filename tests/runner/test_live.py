@@ -32,13 +32,19 @@ from tests.runner.test_lifecycle import GONE_S, pids_named, wait_for, wait_gone
 def _live(
     args: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[LiveRun, Path]]:
-    """A live run of the ordered script, its output in a file; nothing of it may outlive it."""
+    """A live run of the ordered script, its output in a file; nothing of it may outlive it,
+    neither a process nor a temporary directory of its DataLoader workers."""
     mark = uuid.uuid4().hex
     monkeypatch.setenv(MARK_ENV, mark)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))  # the training's, not this process's (read once)
     out_path = tmp_path / "out.txt"
     with out_path.open("w") as out, LiveRun(Target(str(SCRIPT), args), QUICK, stdout=out) as live:
         yield live, out_path
     assert_no_orphans(mark)
+    assert sorted(p.name for p in tmp.iterdir()) == []
+    assert not live.workers_tmp.exists()
 
 
 @pytest.mark.slow

@@ -79,6 +79,21 @@ def test_once_the_result_is_final_the_interpreters_exit_is_not_awaited(tmp_path:
     assert report.read_text() == "cleaned up"  # the script's own clean-up still ran
 
 
+@pytest.mark.parametrize("persistent", [False, True])
+def test_a_probe_ended_at_once_leaves_no_temporary_directory(
+    tmp_path: Path, persistent: bool
+) -> None:
+    # Each worker that sends a batch by file descriptor opens a socket in a temporary
+    # directory of its own, removed at its exit; the runner ends the probe's tree once the
+    # result is final, and workers 0.4 s into a batch are still loading then.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    loader = LoaderConfig(num_workers=4, persistent_workers=persistent)
+    res = probe("basic.py", "--latency", "0.05", loader=loader, env={"TMPDIR": str(tmp)})
+    assert res.status == "ok", res.reason + res.stderr_tail
+    assert sorted(p.name for p in tmp.iterdir()) == []
+
+
 def test_script_that_ends_early_reports_what_there_was() -> None:
     res = probe("ends_early.py")
     assert res.status == "ended_early"

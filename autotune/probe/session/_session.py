@@ -46,6 +46,7 @@ from autotune.probe.session._progress import append_progress, progress_writer
 from autotune.probe.session._result import build_result
 from autotune.probe.session._segments import Adapter
 from autotune.probe.session._watch import NoDataLoader, NoLoaderWatch
+from autotune.probe.session._workers_tmp import use_workers_tmp
 
 
 class ProbeSession:
@@ -284,6 +285,7 @@ class ProbeSession:
         sys.argv = [self.script, *self.args]
         sys.path.insert(0, str(Path(script_path).parent))
         self.sampler.start()
+        own_tmp = use_workers_tmp(self.config.workers_tmp)
         self.patch.install()
         lead = self.lead
         if lead is not None:
@@ -318,6 +320,7 @@ class ProbeSession:
         finally:
             self.watch.uninstall()
             self.patch.uninstall()
+            own_tmp()
             self.sampler.stop()
             self.gpu.stop()
         if self.adapter is not None:
