@@ -52,6 +52,11 @@ def test_a_ceiling_settles_at_the_precision_it_is_used_to() -> None:
     assert settings.for_ceiling().enough([100.0, 108.0])  # within CEILING_GAP
     assert not settings.for_ceiling().enough([100.0, 115.0])
     assert settings.for_ceiling().settled_spread == CEILING_GAP
+    # Beside the baseline, in its process: shorter windows and warm-up, the same precision.
+    beside = settings.for_ceiling(beside=True)
+    assert beside.window_s < settings.window_s and beside.warmup_s < settings.warmup_s
+    assert beside.settled_spread == CEILING_GAP and beside.windows == settings.windows
+    assert settings.for_ceiling().window_s == settings.window_s  # a ceiling probe's own
 
 
 def test_a_result_stored_before_interference_was_read_loads_without_it() -> None:

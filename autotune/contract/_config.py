@@ -253,11 +253,18 @@ class ProbeSettings:
     # instead of being killed at the trial timeout with nothing (None: no deadline).
     deadline_s: float | None = None
 
-    def for_ceiling(self) -> ProbeSettings:
-        """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``."""
-        return dataclasses.replace(
+    def for_ceiling(self, *, beside: bool = False) -> ProbeSettings:
+        """These settings for measuring a ceiling, which is only used to ``CEILING_GAP``.
+
+        ``beside``: after the baseline, in its process, where the replay's only ramp is the
+        step's own, already run by the baseline: a third of the window, a quarter of the
+        least warm-up (docs/benchmarks.md, "The compute ceiling beside the baseline")."""
+        ceiling = dataclasses.replace(
             self, settled_spread=max(self.settled_spread, CEILING_GAP), settled_below=None
         )
+        if not beside:
+            return ceiling
+        return dataclasses.replace(ceiling, window_s=self.window_s / 3, warmup_s=self.warmup_s / 4)
 
     def enough(self, windows: Sequence[float]) -> bool:
         """Whether a probe with these windows is done measuring."""

@@ -235,7 +235,7 @@ class ComputeCeilingPhase(BatchPhase):
         self._windows = settings.windows
         # Its warm-up must also outlast the loading of the batches it replays.
         self.meter = host.meter(
-            settings.for_ceiling(), lead=lead, extra_warmup_batches=self._cached
+            settings.for_ceiling(beside=not lead), lead=lead, extra_warmup_batches=self._cached
         )
         self.status = "not measured: the baseline's windows were not complete"
         self._tail: float | None = None
