@@ -35,9 +35,15 @@ if TYPE_CHECKING:
 
 
 def local_tuner(
-    study: optuna.Study, target: Target, options: TunerOptions, url: str, reporter: Reporter
+    study: optuna.Study,
+    target: Target,
+    options: TunerOptions,
+    url: str,
+    reporter: Reporter,
+    runner: SubprocessRunner | None = None,
 ) -> Tuner:
-    """A tuner probing on this machine, mirroring every trial into our tables.
+    """A tuner probing on this machine (with ``runner``, where one was started early),
+    mirroring every trial into our tables.
 
     With several ranks on the node, each rank's loader shares the cores with the others':
     the tuner plans per rank, with the cores one rank has."""
@@ -49,7 +55,7 @@ def local_tuner(
     return Tuner(
         study,
         target,
-        SubprocessRunner(),
+        runner or SubprocessRunner(),
         options,
         cpu_count=max(1, job_cores().usable // target.nproc_per_node),
         cuda=torch.cuda.is_available(),
@@ -194,6 +200,10 @@ def probe(
     except StudyError as exc:
         fail(str(exc))
     study, name = opened.study, opened.study.study_name
+    # The probes' interpreter imports torch while this one sets up the search; after the
+    # reading of the machine's load above, which it would add to.
+    runner = SubprocessRunner()
+    runner.prestart(target)
     if opened.note:
         err.print(say("autotune: ", literal(opened.note, limit=None)), soft_wrap=True)
     options = TunerOptions(
@@ -231,7 +241,7 @@ def probe(
         soft_wrap=True,
     )
     with ProgressReporter(trials, budget_s) as reporter:
-        outcome = local_tuner(study, target, options, url, reporter).run()
+        outcome = local_tuner(study, target, options, url, reporter, runner).run()
     answer = summarize(study, safe_url(url))
     if as_json:
         print_json(answer.to_dict())

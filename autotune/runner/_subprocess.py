@@ -55,6 +55,14 @@ class SubprocessRunner(BaseRunner):
             probe = group.add(Path(tmp), config, env)
             return classify(probe, group.run(timeout_s, on_window), timeout_s)
 
+    def prestart(self, target: Target) -> None:
+        """Start the zygote for probes of ``target`` now, without waiting for it: its import
+        of torch overlaps whatever the caller does before the first probe."""
+        if zygote_wanted() and target.nproc_per_node <= 1 and self._zygote is None:
+            self._zygote = Zygote(
+                self.python, probe_env(target, TrialConfig()), preload=self._preload
+            )
+
     def close(self) -> None:
         """End the zygote, if one was started (also done when the runner is collected)."""
         if self._zygote is not None:
@@ -66,7 +74,10 @@ class SubprocessRunner(BaseRunner):
         if not zygote_wanted():
             return None
         if self._zygote is not None and self._zygote.serves(env):
-            return self._zygote
+            if self._zygote.start():  # at once where it is ready (a prestarted one may not be)
+                return self._zygote
+            self.close()
+            return None
         if self._zygote is not None and self._zygote.tainted:
             self._preload = False  # its preloads made forking unsafe: none from now on
         self.close()

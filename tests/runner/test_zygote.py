@@ -15,7 +15,7 @@ import pytest
 from autotune.contract import LoaderConfig, TrialConfig
 from autotune.runner import SubprocessRunner, Target
 from autotune.runner._zygote import ZYGOTE_ENV
-from tests.conftest import FAST, MARK_ENV, SCRIPTS, assert_no_orphans
+from tests.conftest import FAST, MARK_ENV, SCRIPTS, assert_no_orphans, marked_processes
 
 CHILD = str(SCRIPTS / "zygote_child.py")
 
@@ -52,6 +52,23 @@ def test_the_probes_of_a_search_are_forks_of_one_zygote(tmp_path: Path) -> None:
         assert seen["threads"] == 1  # torch's threads set in the fork as the env sets them
     runner.close()
     _gone(zygote)
+    assert_no_orphans(mark)
+
+
+def test_a_zygote_started_early_serves_the_first_probe(tmp_path: Path) -> None:
+    # Started before the caller's own set-up, it imports torch meanwhile; the probe waits
+    # for it to be ready rather than starting another.
+    out, mark = tmp_path / "seen.jsonl", uuid.uuid4().hex
+    runner = SubprocessRunner()
+    target = _target(out, mark)
+    runner.prestart(target)
+    (early,) = [p.pid for p in marked_processes(mark)]
+    assert "autotune.probe._zygote" in " ".join(psutil.Process(early).cmdline())
+    runner.run(target, TrialConfig(settings=FAST), timeout_s=60)
+    (seen,) = _seen(out)
+    assert seen["ppid"] == early
+    runner.close()
+    _gone(early)
     assert_no_orphans(mark)
 
 
