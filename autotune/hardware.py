@@ -189,24 +189,45 @@ def torch_build() -> tuple[str, str | None]:
 
     Read from torch's own version file, not by importing torch: the import costs a second of
     CPU, and `autotune run --adapt` fingerprints beside the training it has just started."""
-    if "torch" not in sys.modules:
-        spec = importlib.util.find_spec("torch")
-        locations = list(spec.submodule_search_locations or []) if spec else []
-        for folder in locations:
-            version = importlib.util.spec_from_file_location(
-                "_autotune_torch_version", Path(folder) / "version.py"
-            )
-            if version is None or version.loader is None:
-                continue
-            module = importlib.util.module_from_spec(version)
-            try:
-                version.loader.exec_module(module)
-                return str(module.__version__), module.cuda
-            except (OSError, SyntaxError, ImportError, AttributeError):
-                break  # an unusual build: ask torch itself
+    version = _torch_version()
+    if version is not None:
+        return str(version.__version__), version.cuda
     import torch
 
     return str(torch.__version__), torch.version.cuda
+
+
+def cuda_available() -> bool:
+    """``torch.cuda.is_available()``, answered without importing torch where torch was built
+    for neither CUDA nor ROCm: the import is a second of the search's start, on a machine
+    whose cores the probes' own interpreter needs then."""
+    version = _torch_version()
+    if version is not None and version.cuda is None and getattr(version, "hip", None) is None:
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def _torch_version() -> Any:
+    """torch's ``version`` module, read from its file (None: torch is imported already, or
+    its build is unusual: then torch itself answers)."""
+    if "torch" in sys.modules:
+        return None
+    spec = importlib.util.find_spec("torch")
+    for folder in list(spec.submodule_search_locations or []) if spec else []:
+        version = importlib.util.spec_from_file_location(
+            "_autotune_torch_version", Path(folder) / "version.py"
+        )
+        if version is None or version.loader is None:
+            continue
+        module = importlib.util.module_from_spec(version)
+        try:
+            version.loader.exec_module(module)
+        except (OSError, SyntaxError, ImportError):
+            return None
+        return module if hasattr(module, "__version__") and hasattr(module, "cuda") else None
+    return None
 
 
 def fingerprint() -> dict[str, Any]:

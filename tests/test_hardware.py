@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from autotune.hardware import Cores, fingerprint, job_cores, torch_build
+from autotune.hardware import Cores, cuda_available, fingerprint, job_cores, torch_build
 
 
 def test_the_fingerprint_reads_torchs_build_without_importing_torch() -> None:
@@ -34,6 +34,20 @@ def test_the_fingerprint_reads_torchs_build_without_importing_torch() -> None:
 def test_with_torch_imported_its_own_figures_are_used() -> None:
     assert "torch" in sys.modules
     assert torch_build() == (str(torch.__version__), torch.version.cuda)
+    assert cuda_available() is torch.cuda.is_available()
+
+
+def test_whether_cuda_is_there_is_torch_s_answer_without_its_import_on_a_cpu_build() -> None:
+    code = (
+        "import json, sys; from autotune.hardware import cuda_available; "
+        "print(json.dumps({'cuda': cuda_available(), 'torch': 'torch' in sys.modules}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    fresh = json.loads(out.stdout)
+    assert fresh["cuda"] is torch.cuda.is_available()
+    # A build for neither CUDA nor ROCm cannot have it: no import; any other build asks torch.
+    cpu_build = torch.version.cuda is None and torch.version.hip is None
+    assert fresh["torch"] is not cpu_build
 
 
 # --- the cores a job really has ----------------------------------------------------------

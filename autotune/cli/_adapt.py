@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from autotune.cli._common import err, fail, host_budget, literal, say, storage
 from autotune.cli._progress import ProgressReporter, describe_config
 from autotune.contract import LoaderConfig, ProbeSettings, adapt_rank_dir
-from autotune.hardware import fingerprint, job_cores
+from autotune.hardware import cuda_available, fingerprint, job_cores
 from autotune.runner import LiveRun, Target
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def run_adapting(
                     reporter=reporter,
                     after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
                     seed=seed[1] if seed else None,
-                    gpu=_cuda(),
+                    gpu=cuda_available(),
                 )
                 if not live.ended:
                     if adapted.outcome.interrupted:
@@ -224,9 +224,3 @@ def _stored_answer(
             config, _ = as_given(best, baseline_of(study.get_trials(deepcopy=False)))
             return summary.study_name, config
     return None
-
-
-def _cuda() -> bool:
-    import torch  # the CLI's other commands never need it
-
-    return bool(torch.cuda.is_available())

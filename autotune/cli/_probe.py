@@ -25,7 +25,7 @@ from autotune.cli._common import (
 from autotune.cli._progress import ProgressReporter
 from autotune.cli._render import render_summary
 from autotune.contract import ProbeSettings
-from autotune.hardware import fingerprint, job_cores, outside_cores_now
+from autotune.hardware import cuda_available, fingerprint, job_cores, outside_cores_now
 from autotune.runner import SubprocessRunner, Target
 
 if TYPE_CHECKING:
@@ -47,8 +47,6 @@ def local_tuner(
 
     With several ranks on the node, each rank's loader shares the cores with the others':
     the tuner plans per rank, with the cores one rank has."""
-    import torch
-
     from autotune.store import safe_url, sync_study
     from autotune.tuner import Tuner, summarize
 
@@ -58,7 +56,7 @@ def local_tuner(
         runner or SubprocessRunner(),
         options,
         cpu_count=max(1, job_cores().usable // target.nproc_per_node),
-        cuda=torch.cuda.is_available(),
+        cuda=cuda_available(),
         reporter=reporter,
         after_trial=lambda s: sync_study(url, s, summarize(s, safe_url(url))),
     )
