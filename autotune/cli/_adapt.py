@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -131,7 +132,10 @@ def run_adapting(
                         # too and ends (or trains on, settled) as it would without autotune.
                         reporter.note("autotune: interrupted; the reopened search stopped")
             code = live.wait()
-        found, interrupted = live.loader() is not None, live.interrupted
+        loader, interrupted = live.loader(), live.interrupted
+        found = loader is not None
+        # A stream is never switched mid-run: a stored answer is applied from the start.
+        stream = loader is not None and loader.switchable and not loader.mid_epoch
         _save_others(study, others, url)
     if not found:
         # After Ctrl-C the training may have ended before its loader was reported: that says
@@ -145,12 +149,25 @@ def run_adapting(
         err.print(say("autotune: ", literal(script, limit=None), why), soft_wrap=True)
         return code
     measured = f"{adapted.segments} setting{'s' if adapted.segments != 1 else ''}"
+    command = ["autotune", "run", str(script), "--study", study.study_name]
+    command += ["--", *args] if args else []
+    if stream and seed is not None and adapted.segments <= 1:
+        # The run could only measure the script as written; the stored answer still holds.
+        command[4] = seed[0]
+        err.print(
+            say(
+                f"autotune: {measured} measured; the stored answer of study ",
+                (seed[0], "bold"),
+                f" ({describe_config(seed[1])}) applies from the start: ",
+                literal(shlex.join(command), limit=None),
+            ),
+            soft_wrap=True,
+        )
+        return code
     err.print(
         say(
-            f"autotune: {measured} measured; apply without tuning next time: autotune run ",
-            literal(script, limit=None),
-            " --study ",
-            literal(study.study_name, limit=None),
+            f"autotune: {measured} measured; apply without tuning next time: ",
+            literal(shlex.join(command), limit=None),
         ),
         soft_wrap=True,
     )
@@ -211,7 +228,7 @@ def _stored_answer(
     """The newest recommendation for this script, arguments and hardware, if any."""
     import optuna
 
-    from autotune.state import baseline_of
+    from autotune.state import baseline_of, role, usable
     from autotune.tuner import as_given, recommended_trial
 
     prefix = key.default_name()
@@ -219,8 +236,11 @@ def _stored_answer(
     mine = [s for s in summaries if s.study_name.startswith(prefix) or s.study_name == name]
     for summary in sorted(mine, key=lambda s: s.datetime_start or datetime.min, reverse=True):
         study = optuna.load_study(study_name=summary.study_name, storage=store)
+        trials = study.get_trials(deepcopy=False)
         best = recommended_trial(study)
-        if best is not None:  # its settings as the answer gives them
-            config, _ = as_given(best, baseline_of(study.get_trials(deepcopy=False)))
+        # A study that measured only the script as written compared nothing: no answer (a
+        # run that could not switch its stream must not hide the probe's answer before it).
+        if best is not None and any(usable(t) and role(t) != "baseline" for t in trials):
+            config, _ = as_given(best, baseline_of(trials))  # as the answer gives them
             return summary.study_name, config
     return None

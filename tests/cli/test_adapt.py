@@ -161,6 +161,26 @@ def test_run_asks_for_a_study_or_adapt() -> None:
     assert "--study NAME" in done.stderr and "--adapt" in done.stderr
 
 
+@pytest.mark.slow
+def test_a_stream_s_run_points_to_the_probe_s_answer_and_never_hides_it(db_url: str) -> None:
+    # A stream is not switched mid-run, so the run measures only the script as written; the
+    # probe's answer for the same script still holds and is what the run's last line gives.
+    args = ["--epochs", "12", "--samples", "256", "--latency-ms", "2", "--iterable"]
+    fast = ["--warmup", "0.2", "--window", "0.3", "--windows", "2", "--max-workers", "4"]
+    probed = _cli("probe", SCRIPT, "--storage", db_url, "--trials", "2", *fast, "--", *args)
+    assert probed.returncode == 0, probed.stderr
+    name = probed.stderr.split("autotune: study ")[1].split()[0]
+    workers = json.loads(_cli("best", name, "--storage", db_url, "--json").stdout)
+    assert workers["recommended"]["config"]["num_workers"] > 0, workers
+    for _ in range(2):  # the second run's stored answer is still the probe's, not the run's
+        run = _cli("run", SCRIPT, "--adapt", "--storage", db_url, *QUICK, "--", *args)
+        assert run.returncode == 0, run.stderr
+        assert f"seeded from study {name!r}" in run.stderr, run.stderr
+        said = " ".join(run.stderr.split())
+        assert f"the stored answer of study {name} (workers=" in said, said
+        assert f"--study {name} -- {' '.join(args)}" in said, said
+
+
 def test_tuning_options_without_adapt_are_refused_in_words() -> None:
     done = _cli("run", SCRIPT, "--study", "x", "--segments", "4", "--window", "0.5")
     assert done.returncode == 2
