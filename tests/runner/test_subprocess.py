@@ -98,6 +98,7 @@ def test_script_that_ends_early_reports_what_there_was() -> None:
     res = probe("ends_early.py")
     assert res.status == "ended_early"
     assert res.batches == 10
+    assert res.samples == 40  # the batches delivered before the loader was chosen too
     assert "ended after 10 batches" in res.reason
 
 

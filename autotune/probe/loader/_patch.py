@@ -128,6 +128,7 @@ class LoaderPatch:
         self.loaders_built = 0
         # Batches candidates delivered before the choice, which the meter never saw.
         self.unmetered_batches = 0
+        self.unmetered_samples = 0  # of those batches
         self.loaders_iterated = 0
         self.not_applied = ""  # settings of the measured loader not applied safely, and why
         self._last_raw: Iterator[Any] | None = None
@@ -287,8 +288,11 @@ class LoaderPatch:
             return batch_size_of(original(loader)) == self._chosen_batch_size
         return self._chosen_key is not None and self._key(loader) == self._chosen_key
 
-    def _choose(self, loader: Any, t0: float, t_first: float | None, batches: int) -> None:
+    def _choose(
+        self, loader: Any, t0: float, t_first: float | None, batches: int, samples: int
+    ) -> None:
         self.unmetered_batches += batches
+        self.unmetered_samples += samples
         auditions, self._auditions = self._auditions, []
         for audition in auditions:
             audition.closed = True  # no other iteration can be chosen now

@@ -104,6 +104,7 @@ def build_result(session: Measured, status: Status, reason: str = "") -> ProbeRe
     res.idle_workers = session.idle_workers
     res.script_batches = session.script_batches
     res.batches += session.patch.unmetered_batches
+    res.samples += session.patch.unmetered_samples
     if session.patch.time_to_first_batch_s is not None:
         res.time_to_first_batch_s = session.patch.time_to_first_batch_s
     res.cpu_count = job_cores().usable
