@@ -193,6 +193,10 @@ class ProbeResult:
     samples: int = 0
     batch_size: int | None = None
     main_cpu_s: float | None = None
+    # The CPU the script's thread spent inside the measured loader's __next__ over the
+    # windows: its loading, where the loader has no workers (main_cpu_s also holds the step's,
+    # on as many cores as torch has threads).
+    main_wait_cpu_s: float | None = None
     worker_cpu_s: float | None = None
     measured_wall_s: float | None = None
     epoch_starts: int = 0

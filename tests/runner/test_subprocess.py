@@ -94,6 +94,15 @@ def test_a_probe_ended_at_once_leaves_no_temporary_directory(
     assert sorted(p.name for p in tmp.iterdir()) == []
 
 
+def test_with_no_workers_the_cpu_spent_loading_is_read_apart_from_the_step_s() -> None:
+    # basic.py loads by sleeping (remote storage) and steps on torch's threads.
+    res = probe("basic.py", "--latency", "0.005")
+    assert res.status == "ok", res.reason + res.stderr_tail
+    wall, wait = res.measured_wall_s, res.data_wait_fraction
+    assert wall and wait and res.main_wait_cpu_s is not None
+    assert res.main_wait_cpu_s / (wall * wait) < 0.5  # it slept
+
+
 def test_script_that_ends_early_reports_what_there_was() -> None:
     res = probe("ends_early.py")
     assert res.status == "ended_early"

@@ -41,6 +41,7 @@ class MeterFigures:
     data_wait_fraction: float | None = None
     wait_per_batch_s: float | None = None
     compute_per_batch_s: float | None = None
+    wait_cpu_s: float | None = None
 
     def fill(self, res: ProbeResult) -> None:
         """Writes these figures onto ``res``: the main fields of a probe's or a segment's
@@ -62,6 +63,7 @@ class MeterFigures:
         res.data_wait_fraction = self.data_wait_fraction
         res.wait_per_batch_s = self.wait_per_batch_s
         res.compute_per_batch_s = self.compute_per_batch_s
+        res.main_wait_cpu_s = self.wait_cpu_s
 
 
 def figures_of(m: Meter) -> MeterFigures:
@@ -103,4 +105,5 @@ def figures_of(m: Meter) -> MeterFigures:
         compute_per_batch_s=(
             max(0.0, (wall - m.measured_wait) / batches) if wall is not None and batches else None
         ),
+        wait_cpu_s=m.measured_wait_cpu if wall is not None else None,
     )

@@ -82,6 +82,7 @@ class Meter:
         self.measure_start: float | None = None
         self.measure_end: float | None = None
         self.measured_wait = 0.0
+        self.measured_wait_cpu = 0.0  # the CPU of the thread that waited, while it waited
         self.measured_batches = 0
         self.measured_samples = 0
         self.epoch_starts = 0
@@ -167,7 +168,9 @@ class Meter:
             self._prewarmed += 1
             self._warming(t1, n)
 
-    def record(self, t0: float, t1: float, n: int) -> None:
+    def record(self, t0: float, t1: float, n: int, cpu: float = 0.0) -> None:
+        """A batch of ``n`` samples asked for at ``t0`` and delivered at ``t1``; ``cpu``:
+        the CPU seconds the asking thread spent meanwhile (its loading, with no workers)."""
         self.batches += 1
         self.samples += n
         if self.first_batch_at is None:
@@ -177,6 +180,7 @@ class Meter:
             self._mark = (t1, self.samples, self.batches)
         if self.measuring:
             self.measured_wait += t1 - t0
+            self.measured_wait_cpu += cpu
             self._window_wait += t1 - t0
             if self._last_t is not None:
                 self.steps.append(t1 - self._last_t)

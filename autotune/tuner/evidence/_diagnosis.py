@@ -59,7 +59,12 @@ def loader_cpu_per_s(result: ProbeResult) -> float | None:
     if not wall:
         return None
     workers = result.applied_config.num_workers or 0
+    if workers == 0 and result.main_wait_cpu_s is not None:
+        # The main thread's own CPU while it waited: its loading.
+        load_wall = wall * (result.data_wait_fraction or 0.0)
+        return result.main_wait_cpu_s / load_wall if load_wall else None
     if workers == 0:
+        # Measured before main_wait_cpu_s was read: an estimate.
         if result.main_cpu_s is None or not result.data_wait_fraction:
             return None
         # Main-process CPU during the step is compute; attribute the rest to loading,

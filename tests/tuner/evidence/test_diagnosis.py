@@ -16,6 +16,7 @@ def measured(
     startup: float = 0.0,
     epochs: int = 0,
     batch: int = 32,
+    wait_cpu: float | None = None,
 ) -> ProbeResult:
     wall = 10.0
     return ProbeResult(
@@ -25,6 +26,7 @@ def measured(
         compute_per_batch_s=step * (1 - wait),
         measured_wall_s=wall,
         main_cpu_s=main_cpu,
+        main_wait_cpu_s=wait_cpu,
         worker_cpu_s=worker_cpu,
         startup_fraction=startup,
         epoch_starts=epochs,
@@ -56,6 +58,19 @@ def test_cpu_bound_when_loading_burns_a_core() -> None:
     # torch's threads in the step can make the main process's share read above the cores.
     busy = diagnose(measured(0, wait=0.5, step=0.15, main_cpu=30.0), cpu_count=2)
     assert "loading uses 2.0 CPU-s per second" in busy.summary
+
+
+def test_with_no_workers_loading_is_the_cpu_the_main_thread_spent_waiting() -> None:
+    # A step on 2 threads burns 2 cores: the main process's CPU less one core read as loading
+    # (held-out, files.py: "loading uses 2.0 CPU-s per second" for reads that mostly waited).
+    # What the thread spent inside the loader's __next__ is its loading.
+    files = measured(0, wait=0.5, step=0.02, main_cpu=15.0, wait_cpu=1.0)
+    latency = diagnose(files, cpu_count=2)
+    assert latency.bottleneck == "input-latency", latency.summary
+    assert "loading uses 0.20 CPU-s per second" in latency.summary
+    decoding = diagnose(measured(0, wait=0.5, step=0.02, main_cpu=15.0, wait_cpu=4.6), cpu_count=2)
+    assert decoding.bottleneck == "input-cpu", decoding.summary
+    assert "loading uses 0.9 CPU-s per second" in decoding.summary
 
 
 def test_cpu_bound_with_workers_reads_worker_cpu() -> None:
