@@ -112,8 +112,22 @@ def test_workers_that_finish_their_share_of_an_epoch_first_are_not_idle() -> Non
     assert _idle(_Split(41, shards=None), workers=2) == 0
 
 
+def test_a_worker_that_ended_with_nothing_is_idle_however_few_the_batches() -> None:
+    # 3 batches an epoch, fewer than two rounds of 2 workers: the second ended empty.
+    assert _idle(_Split(6, shards=1), workers=2) == 1
+
+
 def test_too_few_batches_to_tell_say_nothing() -> None:
-    assert _idle(_Split(6, shards=1), workers=2) is None
+    # Round robin, the epoch not over: no worker has ended, and one batch tells nothing.
+    loader = DataLoader(_Split(600, shards=None), batch_size=2, num_workers=2)
+    it = iter(loader)
+    watch = IdleWatch()
+    watch.watch(it)
+    next(it)
+    try:
+        assert watch.idle() is None
+    finally:
+        it._shutdown_workers()  # type: ignore[attr-defined]
 
 
 def test_a_watched_iterator_is_freed_with_its_last_reference() -> None:
