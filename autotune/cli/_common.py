@@ -146,6 +146,21 @@ def storage(url: str | None, *, create: bool = True) -> tuple[optuna.storages.RD
         fail(str(exc))
 
 
+# A study is named as its argument (`autotune best NAME`) or as probe and run name it.
+STUDY_ARGUMENT = typer.Argument(None, help="Study name (or --study NAME).", show_default=False)
+STUDY_OPTION = typer.Option(None, "--study", help="Study name, as probe and run take it.")
+
+
+def study_name(argument: str | None, option: str | None) -> str:
+    """The study a command names, by its argument or by --study; a clear error without one."""
+    if argument and option and argument != option:
+        fail(f"two study names: {argument!r} and --study {option!r}; give one")
+    name = argument or option
+    if not name:
+        fail("name a study: NAME or --study NAME (`autotune studies` lists them)")
+    return name
+
+
 def study(name: str, url: str | None) -> tuple[optuna.Study, str]:
     from autotune.tuner import StudyError, load_study
 

@@ -10,7 +10,18 @@ from rich.table import Table
 
 from autotune._words import visible
 from autotune.cli import _segments as segments
-from autotune.cli._common import STORAGE_HELP, literal, out, print_json, say, storage, study
+from autotune.cli._common import (
+    STORAGE_HELP,
+    STUDY_ARGUMENT,
+    STUDY_OPTION,
+    literal,
+    out,
+    print_json,
+    say,
+    storage,
+    study,
+    study_name,
+)
 from autotune.cli._progress import describe_config
 from autotune.cli._render import render_summary
 
@@ -60,7 +71,8 @@ def studies(
 
 
 def show(
-    name: str = typer.Argument(..., help="Study name."),
+    name: str | None = STUDY_ARGUMENT,
+    study_opt: str | None = STUDY_OPTION,
     storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
 ) -> None:
     """Every trial of a study, with failure reasons; a live run's segments over time, each
@@ -68,6 +80,7 @@ def show(
     from autotune import state
     from autotune.tuner import LIVE_ROLES
 
+    name = study_name(name, study_opt)
     loaded, _url = study(name, storage_opt)
     trials = loaded.get_trials(deepcopy=False)
     records = [state.record_of(t) for t in trials]
@@ -108,7 +121,8 @@ def show(
 
 
 def best(
-    name: str = typer.Argument(..., help="Study name."),
+    name: str | None = STUDY_ARGUMENT,
+    study_opt: str | None = STUDY_OPTION,
     storage_opt: str | None = typer.Option(None, "--storage", help=STORAGE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     fmt: Format = typer.Option(Format.table, "--format", help="table, json or python."),
@@ -117,7 +131,7 @@ def best(
     from autotune.store import safe_url
     from autotune.tuner import summarize
 
-    loaded, url = study(name, storage_opt)
+    loaded, url = study(study_name(name, study_opt), storage_opt)
     answer = summarize(loaded, safe_url(url))
     if as_json or fmt == Format.json:
         print_json(answer.to_dict())

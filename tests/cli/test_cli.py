@@ -60,6 +60,18 @@ def test_unknown_study(db_url: str) -> None:
     )
 
 
+@pytest.mark.parametrize("command", ["best", "show"])
+def test_a_study_is_named_as_an_argument_or_as_probe_names_it(db_url: str, command: str) -> None:
+    assert cli.invoke(app, ["db", "upgrade", "--storage", db_url]).exit_code == 0
+    _one_line_error(
+        cli.invoke(app, [command, "--study", "ghost", "--storage", db_url]),
+        "no study named 'ghost'",
+    )
+    _one_line_error(cli.invoke(app, [command, "--storage", db_url]), "name a study")
+    both = cli.invoke(app, [command, "a", "--study", "b", "--storage", db_url])
+    _one_line_error(both, "two study names")
+
+
 def test_a_study_name_the_api_cannot_address_is_refused(db_url: str) -> None:
     result = cli.invoke(app, ["probe", str(SCRIPTS / "tiny.py"), "--storage", db_url,
                               "--study", "team/run-1"])  # fmt: skip
