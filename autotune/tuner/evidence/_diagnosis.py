@@ -103,15 +103,17 @@ def diagnose(
     best: float | None = None,
     flat_from: tuple[int, int] | None = None,
     feeds_at_most: int | None = None,
+    of: str = "",
 ) -> Diagnosis:
     """``flat_from``: (n, m) where the search measured m workers no faster than n, so more
     workers do not help past n, whatever the wait says. ``feeds_at_most``: the most workers
-    the dataset can feed (its shards, said after this)."""
+    the dataset can feed (its shards, said after this). ``of``: whose run ``result`` is, said
+    after its wait (" as written")."""
     wait = result.data_wait_fraction
     if wait is None:
         return Diagnosis("unknown", f"no measurement to diagnose ({result.status}).")
     cpu = loader_cpu_per_s(result)
-    pct = f"{wait:.0%} of each step waits for data"
+    pct = f"{wait:.0%} of each step waits for data{of}"
     startup = result.startup_fraction
     if ceiling and best and 0.95 * ceiling <= best <= 1.1 * ceiling and wait < 2 * INPUT_BOUND_WAIT:
         return Diagnosis(

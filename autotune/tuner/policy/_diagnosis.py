@@ -63,6 +63,9 @@ def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
     shards = shard_bound(trials)
     flat = _flat_from(trials) if shards is None else None
     feeds = shards.workers if shards is not None else None
+    # Whose wait the sentence gives: the script as written's, or the fastest run's.
+    written = " as written"
+    of = written if subject is result or best is None else f" in the fastest run (#{best.number})"
     diagnosis = diagnose(
         subject,
         cpu_count=cpu_count,
@@ -70,11 +73,14 @@ def diagnose_study(study: optuna.Study, machine: Machine) -> Diagnosis | None:
         best=best_value,
         flat_from=flat,
         feeds_at_most=feeds,
+        of=of,
     )
     if subject is not result:
         first = diagnose(result, cpu_count=cpu_count)
         if first.bottleneck != diagnosis.bottleneck:
-            diagnosis = diagnose(result, cpu_count=cpu_count, ceiling=ceiling, best=best_value)
+            diagnosis = diagnose(
+                result, cpu_count=cpu_count, ceiling=ceiling, best=best_value, of=written
+            )
     most = max((_workers(t) for t in trials if t.number != base.number), default=0)
     if shards is not None:
         diagnosis = replace(diagnosis, summary=f"{diagnosis.summary} {shards.sentence(most)}")
