@@ -9,6 +9,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -16,19 +17,25 @@ import torch
 from autotune.hardware import Cores, cuda_available, fingerprint, job_cores, torch_build
 
 
+def _fresh(name: str) -> dict[str, Any]:
+    """``autotune.hardware.<name>()`` in a fresh interpreter, and whether torch got imported."""
+    code = (
+        f"import json, sys; from autotune.hardware import {name}; value = {name}(); "
+        "print(json.dumps({'value': value, 'torch': 'torch' in sys.modules}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
 def test_the_fingerprint_reads_torchs_build_without_importing_torch() -> None:
     # Studies are keyed by the fingerprint's id: reading torch's version file must give what
     # torch itself says, or every stored study would stop matching this machine.
-    code = (
-        "import json, sys; from autotune.hardware import fingerprint; fp = fingerprint(); "
-        "print(json.dumps({'fp': fp, 'torch': 'torch' in sys.modules}))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    fresh = json.loads(out.stdout)
+    fresh = _fresh("fingerprint")
+    fp = fresh["value"]
     assert fresh["torch"] is False  # a second of CPU the CLI no longer spends
-    assert fresh["fp"]["torch"] == torch.__version__.split("+")[0]
-    assert fresh["fp"]["cuda"] == torch.version.cuda
-    assert fresh["fp"]["id"] == fingerprint()["id"]  # this process has torch imported
+    assert fp["torch"] == torch.__version__.split("+")[0]
+    assert fp["cuda"] == torch.version.cuda
+    assert fp["id"] == fingerprint()["id"]  # this process has torch imported
 
 
 def test_with_torch_imported_its_own_figures_are_used() -> None:
@@ -38,13 +45,8 @@ def test_with_torch_imported_its_own_figures_are_used() -> None:
 
 
 def test_whether_cuda_is_there_is_torch_s_answer_without_its_import_on_a_cpu_build() -> None:
-    code = (
-        "import json, sys; from autotune.hardware import cuda_available; "
-        "print(json.dumps({'cuda': cuda_available(), 'torch': 'torch' in sys.modules}))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    fresh = json.loads(out.stdout)
-    assert fresh["cuda"] is torch.cuda.is_available()
+    fresh = _fresh("cuda_available")
+    assert fresh["value"] is torch.cuda.is_available()
     # A build for neither CUDA nor ROCm cannot have it: no import; any other build asks torch.
     cpu_build = torch.version.cuda is None and torch.version.hip is None
     assert fresh["torch"] is not cpu_build
