@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -109,6 +110,9 @@ def run(
         say("autotune: running ", literal(script), f" with {config.to_dict()}"), soft_wrap=True
     )
     _note_other_run(name, answer.script, answer.args, script, list(ctx.args))
+    said = torch_warning_note(config.num_workers or 0, name)
+    if said:
+        err.print(literal(said), soft_wrap=True, highlight=False)
     streams = answer.others is not None and answer.others.iterable
     if others is not None:
         kinds = "other loaders (streams included)" if streams else "other map-style loaders"
@@ -131,6 +135,21 @@ def run(
     ) as live:
         code = live.wait()
     raise typer.Exit(code)
+
+
+def torch_warning_note(workers: int, name: str) -> str | None:
+    """What to make of torch's warning that a loader has more workers than this process may
+    use cores: said before the run where the answer asks for that many, since the warning
+    ("might get DataLoader running slow or even freeze") reads as if the answer were unsafe,
+    while the study measured it faster on these cores. None where torch stays silent."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if not cores or workers <= cores:
+        return None
+    return (
+        f"autotune: torch warns below that {workers} workers exceed its suggested maximum "
+        f"({cores}, the cores this process may use); study {name} measured them faster on "
+        "these cores"
+    )
 
 
 def _note_other_run(

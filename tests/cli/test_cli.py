@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from autotune.cli import STACKS_ENV, app
+from autotune.cli._run import torch_warning_note
 from tests.conftest import MARK_ENV, SCRIPTS, as_foreground, assert_no_orphans
 
 GATE_ENV = "AUTOTUNE_TEST_GATE"  # read by tests/scripts/blocks_after_first.py
@@ -70,6 +71,16 @@ def test_a_study_is_named_as_an_argument_or_as_probe_names_it(db_url: str, comma
     _one_line_error(cli.invoke(app, [command, "--storage", db_url]), "name a study")
     both = cli.invoke(app, [command, "a", "--study", "b", "--storage", db_url])
     _one_line_error(both, "two study names")
+
+
+def test_torch_s_warning_of_more_workers_than_cores_is_answered_where_it_will_show() -> None:
+    # torch warns past the cores this process may use (its rule, os.sched_getaffinity).
+    cores = len(os.sched_getaffinity(0))
+    assert torch_warning_note(cores, "s") is None
+    said = torch_warning_note(cores + 1, "s")
+    assert said is not None
+    assert f"{cores + 1} workers exceed its suggested maximum ({cores}" in said
+    assert "study s measured them faster" in said
 
 
 def test_a_study_name_the_api_cannot_address_is_refused(db_url: str) -> None:
