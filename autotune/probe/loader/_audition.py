@@ -19,9 +19,8 @@ CHOOSE_AFTER = 8
 
 # A batch an audition saw: (before next(), after next(), samples).
 Delivery = tuple[float, float, int]
-# Choose this loader: (loader, iteration start, first batch's time, batches and samples
-# delivered).
-Choose = Callable[[Any, float, "float | None", int, int], None]
+# Choose this loader: (loader, iteration start, first batch's time, its batches so far).
+Choose = Callable[[Any, float, "float | None", Sequence[Delivery]], None]
 # The measured iterator, from the raw one, its start and what it delivered before the choice.
 Measure = Callable[[Iterator[Any], float, Sequence[Delivery]], Iterator[Any]]
 
@@ -72,7 +71,7 @@ class Audition:
             batch = next(self._it)
         except StopIteration:
             if self._n and not self.closed:
-                self._choose(self._loader, self._t0, self._t_first, self._n, self._samples())
+                self._choose(self._loader, self._t0, self._t_first, self._delivered)
             self.closed = True
             raise
         t1 = perf_counter()
@@ -82,13 +81,10 @@ class Audition:
         if not self.closed:
             self._delivered.append((t0, t1, count_samples(batch)))
         if self._n > CHOOSE_AFTER and not self.closed:
-            self._choose(self._loader, self._t0, self._t_first, self._n, self._samples())
+            self._choose(self._loader, self._t0, self._t_first, self._delivered)
             self.measured = self._measure(self._it, self._t0, self._delivered)
             self.closed = True
         return batch
-
-    def _samples(self) -> int:
-        return sum(n for _t0, _t1, n in self._delivered)
 
     def __len__(self) -> int:
         try:

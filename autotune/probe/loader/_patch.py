@@ -75,12 +75,7 @@ from autotune.probe.loader._marks import (
 from autotune.probe.loader._reconfigure import give_others, reconfigure
 from autotune.probe.loader._shards import shard_fields
 from autotune.probe.loader._site import call_site, framework_of, in_framework_eval, library_on_stack
-from autotune.probe.loader._standin import (
-    ForeignLoader,
-    StandInHook,
-    describe,
-    tunable,
-)
+from autotune.probe.loader._standin import ForeignLoader, StandInHook, describe, tunable
 from autotune.probe.loader._switch import Settings, SwitchableLoader
 
 if TYPE_CHECKING:
@@ -288,11 +283,9 @@ class LoaderPatch:
             return batch_size_of(original(loader)) == self._chosen_batch_size
         return self._chosen_key is not None and self._key(loader) == self._chosen_key
 
-    def _choose(
-        self, loader: Any, t0: float, t_first: float | None, batches: int, samples: int
-    ) -> None:
-        self.unmetered_batches += batches
-        self.unmetered_samples += samples
+    def _choose(self, loader: Any, t0: float, first: float | None, got: Sequence[Delivery]) -> None:
+        self.unmetered_batches += len(got)
+        self.unmetered_samples += sum(n for _t0, _t1, n in got)
         auditions, self._auditions = self._auditions, []
         for audition in auditions:
             audition.closed = True  # no other iteration can be chosen now
@@ -305,8 +298,8 @@ class LoaderPatch:
         self.script_config = script_config(own)
         self.applied_config = script_config(arguments)
         self.not_applied = loader.__dict__.get(NOT_APPLIED_ATTR, "")
-        if t_first is not None:
-            self.time_to_first_batch_s = t_first - t0
+        if first is not None:
+            self.time_to_first_batch_s = first - t0
         # Called inside the chosen iteration's __next__: the stack holds whoever iterates it.
         seen = shown(loader)
         evidence = framework_of(seen, loader.__dict__.get(BY_ATTR), library_on_stack())
