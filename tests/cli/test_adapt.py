@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -83,21 +82,21 @@ def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: st
     script = str(SCRIPTS / "ddp_ordered.py")
     args = ["--epochs", "6", "--samples", "2048", "--latency-ms", "5"]
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
-    started = time.monotonic()
+    # Each rank's order as written: its DistributedSampler's batches come in the same order
+    # whatever the workers, so 4 each give it in a fraction of the 31 s that 0 take. Whether
+    # the adapted job ends sooner, tuning included, is timed by `benchmarks/adapt.py
+    # --ranks-repeats` (docs/benchmarks.md), interleaved, not by one pair here.
     plain = subprocess.run(
-        [*torchrun, "--nproc-per-node=2", script, *args],
+        [*torchrun, "--nproc-per-node=2", script, *args, "--num-workers", "4"],
         capture_output=True,
         text=True,
         timeout=900,
     )
-    plain_s = time.monotonic() - started
     assert plain.returncode == 0, plain.stderr
     quick = ["--segments", "5", "--max-workers", "12", "--warmup", "0.3", "--window", "0.5"]
-    started = time.monotonic()
     done = _cli(
         "run", script, "--adapt", "--nproc-per-node", "2", "--storage", db_url, *quick, "--", *args
     )
-    adapt_s = time.monotonic() - started
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert _rank_digests(done.stdout) == _rank_digests(plain.stdout), (done.stdout, plain.stdout)
@@ -108,10 +107,9 @@ def test_a_two_rank_ddp_job_adapts_as_one_and_keeps_each_rank_s_order(db_url: st
     ranks = segment.ranks if segment is not None else None  # each rank's own, per segment
     assert ranks is not None and [r.rank for r in ranks] == [0, 1], ranks
     assert all(r.samples_per_s for r in ranks), ranks
-    # About 31 s as written (44 s on a busy CI box); the tuning and both ranks' start-ups are
-    # paid inside the run, and the adapted run was 1.9-2.5x faster in every run seen. 1.4x keeps
-    # the claim (the run ends sooner, tuning included) without a bar the box's load decides.
-    assert plain_s >= 1.4 * adapt_s, (plain_s, adapt_s, done.stderr)
+    # Latency-bound at 0 workers as written: the job's answer hides the loading with workers.
+    answer = json.loads(_cli("best", name, "--storage", db_url, "--json").stdout)
+    assert answer["recommended"]["config"]["num_workers"] > 0, (answer, done.stderr)
 
 
 @pytest.mark.alone
@@ -214,25 +212,21 @@ def test_ctrl_c_before_the_loader_is_not_told_as_a_script_without_one(db_url: st
 
 @pytest.mark.alone
 @pytest.mark.slow
-def test_a_run_whose_loading_turns_8x_slower_searches_again_and_ends_sooner(
+def test_a_run_whose_loading_turns_8x_slower_searches_again_on_the_same_samples(
     db_url: str, tmp_path: Path
 ) -> None:
     # The script itself makes every sample 8x slower to load halfway through its batches
     # (it creates the flag file its dataset reads, and prints when): no sleep of the test's
     # decides when, and the run's own study says when the search reopened.
-    # 48 epochs of 48 batches; 8x slower from the middle on: the run as kept must be slow
-    # for long enough to outweigh the adapted run's searches (1.9x in 40 % less time than
-    # 80 epochs at 5x took, on a 2-core machine).
+    # 48 epochs of 48 batches; 8x slower from the middle on.
     half = 1152
     args = ["--epochs", "48", "--samples", "384", "--latency-ms", "2", "--step-ms", "5"]
     args += ["--slower-after", str(half), "--slower-by", "8"]
     quick = ["--segments", "4", "--max-workers", "16", "--warmup", "0.2", "--window", "0.3"]
     flag = tmp_path / "slower"
-    started = time.monotonic()
     done = _cli(
         "run", SCRIPT, "--adapt", "--storage", db_url, *quick, "--", *args, "--slow-flag", str(flag)
     )
-    adapt_s = time.monotonic() - started
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     slower_at = float(done.stdout.split("slower at ")[1].split()[0])
@@ -254,20 +248,18 @@ def test_a_run_whose_loading_turns_8x_slower_searches_again_and_ends_sooner(
     shown = _cli("show", name, "--storage", db_url)  # the reopening, as the user reads it
     assert shown.returncode == 0 and "reopened" in shown.stdout, shown.stdout
 
-    # The same job kept on the first settled settings from its first step (no tuning paid).
-    settled = int(done.stderr.split("settled on workers=")[1].split()[0])
-    flag.unlink()
-    started = time.monotonic()
-    kept = subprocess.run(
-        [sys.executable, SCRIPT, *args, "--slow-flag", str(flag), "--num-workers", str(settled)],
+    # The same samples in the same order as the script gives them, slowed or not: the order
+    # is its sampler's, whatever the workers and the latency. How much sooner the adapted run
+    # ends than the job kept on its first settled settings is timed by
+    # `benchmarks/adapt_reopen.py` (docs/benchmarks.md), interleaved, not by one pair here.
+    plain = subprocess.run(
+        [sys.executable, SCRIPT, *args[:-4], "--num-workers", "4"],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=600,
     )
-    kept_s = time.monotonic() - started
-    assert kept.returncode == 0, kept.stderr
-    assert _digest(kept.stdout) == _digest(done.stdout)  # the same samples, in the same order
-    assert kept_s >= 1.5 * adapt_s, (kept_s, adapt_s, done.stderr)
+    assert plain.returncode == 0, plain.stderr
+    assert _digest(plain.stdout) == _digest(done.stdout)
 
 
 EPOCHS = str(SCRIPTS / "epochs.py")
