@@ -8,10 +8,10 @@ probes' own processes only, and kept only where its passes give the batches they
 written (its workers split the stream: the same batches, in another order). Each probe runs
 the recommendation with the other loaders at one worker count and times their passes in the
 epoch it sees (``probe/measure/_epoch.py``); the first is the script's own settings beside the
-recommendation, then the count doubles while a pass gets faster by more than ``workers.PASS_GAIN``
-(``workers.PassClimb``). A
-probe that sees no epoch whole ends the stage: a pass it cannot see cannot be compared, and
-the script's settings stand.
+recommendation (the pick's own probe, where it saw them whole), then the count doubles while a
+pass gets faster by more than ``workers.PASS_GAIN`` (``workers.PassClimb``). A probe that sees
+no epoch whole ends the stage: a pass it cannot see cannot be compared, and the script's
+settings stand.
 """
 
 from __future__ import annotations
@@ -97,7 +97,11 @@ def tune_others(
         f"  the loaders of the epoch's other passes (evaluation, validation: {', '.join(names)})"
         ": their own settings, beside the pick"
     )
-    first = probe(config, others=None)
+    # The pick's own probe timed these passes beside it, with them as written, as a first
+    # probe of this stage would: where it saw them, they are not measured twice.
+    own = record_of(best).result
+    seen = own is not None and _pass_seconds(own, keys) is not None
+    first = own if own is not None and seen else probe(config, others=None)
     reference = _pass_seconds(first, keys)
     # A stream is tuned only in a probe's own process, and kept only where its workers split
     # it: a pass must give the batches it gave as written (each worker running the whole

@@ -155,3 +155,27 @@ def test_no_stage_probe_starts_once_the_searchs_time_is_spent() -> None:
     assert others is not None and others.config is None
     assert others.reason == "the search's time ran out before them"
     assert len(runner.calls) == calls
+
+
+def _stage_calls(after):  # type: ignore[no-untyped-def]
+    """The probes the stage itself starts after a search of ``after``'s epochs: what each
+    asked for the other loaders."""
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, after=after)
+    tuner = make(runner, trials=4, patience=10, other_loaders=False)
+    tuner.run()
+    asked: list[TrialConfig] = []
+
+    def probe(config, *, others, others_iterable=False):  # type: ignore[no-untyped-def]
+        asked.append(TrialConfig(loader=config, others=others))
+        return runner.run(TARGET, asked[-1], timeout_s=60)
+
+    found = tune_others(tuner.study, probe, lambda line: None)
+    assert found is not None
+    return [c.others for c in asked]
+
+
+def test_the_picks_own_probe_is_the_reference_where_it_saw_the_passes() -> None:
+    # Its passes timed beside the pick, as written: the stage starts at 2 workers at once.
+    assert [o.num_workers if o else None for o in _stage_calls(_with_epoch())] == [2, 4, 8]
+    # Probes that saw no epoch: the pick's passes are measured first, as written.
+    assert _stage_calls(_with_epoch(seen=False)) == [None]
