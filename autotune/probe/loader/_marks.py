@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from autotune.probe.loader._draws import remember_own_reuse
+
 BUILT_ATTR = "_autotune_built"  # built (or first iterated) while the patch was installed
 SITE_ATTR = "_autotune_site"  # the script's line that built it (_site.call_site)
 BY_ATTR = "_autotune_by"  # the library code that built it, if any (_site.Evidence)
@@ -18,6 +20,7 @@ OTHERS_ATTR = "_autotune_others"  # another loader, given the others' settings (
 
 def mark_built(loader: Any, site: Any, by: Any, owner: Any = None) -> None:
     loader.__dict__[BUILT_ATTR] = True
+    remember_own_reuse(loader)
     loader.__dict__[SITE_ATTR] = site
     loader.__dict__[BY_ATTR] = by
     if owner is not None:

@@ -58,6 +58,7 @@ from autotune.probe.loader._classes import (
     segment_loader,
     subclasses,
 )
+from autotune.probe.loader._draws import draw_as_written
 from autotune.probe.loader._marks import (
     APPLIED_ATTR,
     BUILT_ATTR,
@@ -167,6 +168,7 @@ class LoaderPatch:
             patch._built(loader, t)
 
         def __iter__(loader: Any) -> Any:
+            draw_as_written(loader)
             if outer_class(type(loader)) is not None:
                 return patch._inner(loader)
             return patch._iter(loader, ORIG_ITER)
