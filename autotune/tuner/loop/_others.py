@@ -61,10 +61,16 @@ def _stream_batches(result: ProbeResult, keys: set[tuple[str, str | None]]) -> d
     return {_key(p): p.batches for p in passes if p.iterable and _key(p) in keys}
 
 
+def _ran(result: ProbeResult) -> bool:
+    """The script ran as asked: through the probe's windows, or to its own end before them
+    (a short script, fast at these settings: its epochs are still timed whole)."""
+    return result.status in ("ok", "ended_early")
+
+
 def _pass_seconds(result: ProbeResult, keys: set[tuple[str, str | None]]) -> float | None:
     """The passes of ``keys``' loaders in the epoch ``result`` saw; None: none seen."""
     epoch = result.epoch
-    if not result.ok or epoch is None or epoch.epoch_s is None:
+    if not _ran(result) or epoch is None or epoch.epoch_s is None:
         return None
     passes = [p for p in epoch.passes if _key(p) in keys]
     return sum(p.seconds for p in passes) if passes else None
@@ -122,7 +128,7 @@ def tune_others(
         result = probe(config, others=candidate, others_iterable=streams)
         seconds = _pass_seconds(result, keys)
         workers = candidate.num_workers
-        if not result.ok:
+        if not _ran(result):
             # Not the script's failure: these settings of autotune's, in a probe of its own.
             climb.failed(f"{workers} workers for them failed a probe ({result.status})")
             note(f"    {workers} workers: {result.status}; their settings stay below it")

@@ -179,3 +179,19 @@ def test_the_picks_own_probe_is_the_reference_where_it_saw_the_passes() -> None:
     assert [o.num_workers if o else None for o in _stage_calls(_with_epoch())] == [2, 4, 8]
     # Probes that saw no epoch: the pick's passes are measured first, as written.
     assert _stage_calls(_with_epoch(seen=False)) == [None]
+
+
+def test_a_script_that_ends_before_the_windows_still_gets_its_eval_loaders_tuned() -> None:
+    # A short script: every probe after the baseline ends with the script, its epochs whole.
+    timed = _with_epoch()
+
+    def short(config: TrialConfig, result: ProbeResult) -> ProbeResult:
+        result = timed(config, result)
+        return result if config.mode == "baseline" else replace(result, status="ended_early")
+
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, after=short)
+    tuner = make(runner, trials=4, patience=10)
+    tuner.run()
+    others = state.load(tuner.study).others
+    assert others is not None and others.config is not None, others
+    assert others.config.num_workers == 4
