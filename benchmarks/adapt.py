@@ -7,8 +7,9 @@ For each example, as fixed-length runs, one at a time and interleaved across exa
   (d) `autotune run --study` with the settings (c) settled on, from the first step: the
       regret of (c) is its time beyond (d).
 Every run prints the examples' order digest (examples/_common.py): (c) must train on the
-same samples in the same order as (a); (b) is reported too (turning persistent workers on in
-plain torch reshuffles every epoch after the first).
+same samples in the same order as (a); (b) is reported too (it keeps the order as well where
+the recommendation turns persistent workers on, which in plain torch reshuffles every epoch
+after the first).
 
     python benchmarks/adapt.py [--rounds 1] [--only io_bound,model_bound] [--out FILE]
                                [--cost-repeats N]
