@@ -33,6 +33,18 @@ def warmup_over(settings: ProbeSettings, seen: int) -> bool:
     return total is not None and total > 0 and seen >= total * WARMUP_SHARE
 
 
+def fit_rate(
+    best: float | None, samples: int, first_at: float | None, last_at: float | None
+) -> float | None:
+    """Samples/s to fit the windows by: the warm-up's best sub-window (``best``), else, where
+    a short script's share ended the warm-up before one closed (a sub-window holds a batch
+    per worker at least), the ``samples`` since its first batch, which no worker's start-up
+    delays, over the time from that batch (``first_at``) to the last (``last_at``)."""
+    if best or first_at is None or last_at is None or last_at <= first_at:
+        return best
+    return samples / (last_at - first_at)
+
+
 def fitted_window_s(settings: ProbeSettings, seen: int, batches_per_s: float | None) -> float:
     """The window length that fits the windows wanted into what is left of the script."""
     total = settings.script_batches

@@ -28,7 +28,7 @@ from autotune.contract import ProbeSettings
 from autotune.probe.machine import OutsideCpu
 from autotune.probe.measure._epoch import EpochClock
 from autotune.probe.measure._figures import MeterFigures, figures_of
-from autotune.probe.measure._fit import deadline_at, fitted_window_s, warmup_over
+from autotune.probe.measure._fit import deadline_at, fit_rate, fitted_window_s, warmup_over
 from autotune.probe.measure._windows import (
     EPOCH_WINDOW_SPAN,
     closes_on_time_or_turn,
@@ -205,7 +205,7 @@ class Meter:
         since = t1 - (self.started_at if self.started_at is not None else t1)
         if since >= s.max_warmup_s or warmup_over(s, self.batches + self._prewarmed):
             self.steady_state = False
-            self._start_measuring()
+            self._start_measuring(t1)
             return
         elapsed = t1 - self._sub_start
         if elapsed < self._sub_s or self._sub_batches < max(s.min_batches_per_window, self.workers):
@@ -258,11 +258,12 @@ class Meter:
         epoch_s = self.epoch_batches * (self.samples / self.batches) / rate
         return epoch_s <= EPOCH_WINDOW_SPAN * s.windows * self.window_s
 
-    def _start_measuring(self) -> None:
+    def _start_measuring(self, t1: float | None = None) -> None:  # t1: a cut warm-up's last
         self._sync()
         now = perf_counter()
-        if self._sub_best and self.samples:
-            batches_per_s = self._sub_best * self.batches / self.samples
+        rate = fit_rate(self._sub_best, self._sub_samples, self._sub_start, t1)
+        if rate and self.samples:
+            batches_per_s = rate * self.batches / self.samples
             seen = self.batches + self._prewarmed
             self.window_s = fitted_window_s(self.settings, seen, batches_per_s)
         self.short_epochs = self._short_epochs(now)

@@ -4,6 +4,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import psutil
 import pytest
@@ -470,3 +471,15 @@ def test_the_script_s_own_work_between_epochs_is_in_no_window(monkeypatch) -> No
     assert all(abs(w - 400) < 0.02 * 400 for w in figures.windows), figures.windows
     assert meter.outside_s == pytest.approx(2.0 * gaps)
     assert figures.measured_wall_s is not None and figures.measured_wall_s < 8 * 0.3 + 0.2
+
+
+def test_a_short_scripts_warm_up_cut_before_a_sub_window_still_fits_its_windows(
+    monkeypatch,
+) -> None:  # type: ignore[no-untyped-def]
+    # 114 batches in all, 38 workers: the warm-up ends at a third of them, before a
+    # sub-window (a batch per worker at least) closed. 100 batches/s from the first batch:
+    # the 76 left take 0.76 s, so the windows must be shorter than that to fit.
+    settings = replace(RAMP, script_batches=114, min_windows=2)
+    meter = _drive(monkeypatch, settings, lambda t: 0.01, workers=38)
+    assert meter.batches == 38
+    assert meter.window_s < 0.76 / 2, meter.window_s
