@@ -101,7 +101,7 @@ def tune_others(
         return OtherLoaders(loaders=names, reason="the search's time ran out before them")
     note(
         f"  the loaders of the epoch's other passes (evaluation, validation: {', '.join(names)})"
-        ": their own settings, beside the pick"
+        ": worker counts for them measured beside the pick"
     )
     # The pick's own probe timed these passes beside it, with them as written, as a first
     # probe of this stage would: where it saw them, they are not measured twice.
