@@ -105,9 +105,9 @@ def tune_others(
     )
     # The pick's own probe timed these passes beside it, with them as written, as a first
     # probe of this stage would: where it saw them, they are not measured twice.
-    own = record_of(best).result
-    seen = own is not None and _pass_seconds(own, keys) is not None
-    first = own if own is not None and seen else probe(config, others=None)
+    first = record_of(best).result
+    if first is None or _pass_seconds(first, keys) is None:
+        first = probe(config, others=None)
     reference = _pass_seconds(first, keys)
     # A stream is tuned only in a probe's own process, and kept only where its workers split
     # it: a pass must give the batches it gave as written (each worker running the whole
