@@ -19,7 +19,6 @@ alone is re-measured so whatever the loads (``threads_plan``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from autotune.contract import ProbeResult
 from autotune.state import Confirmation
@@ -32,7 +31,7 @@ from autotune.tuner.evidence._candidates import (
 )
 from autotune.tuner.evidence._load import alike, load_of, no_lighter
 from autotune.tuner.evidence._noise import ci95_median, median
-from autotune.tuner.evidence._pick import cheapest_near, choose
+from autotune.tuner.evidence._pick import cheapest_near, choose, threads_alone
 from autotune.tuner.evidence._windows import Windows
 
 
@@ -86,9 +85,7 @@ def threads_plan(leader: Candidate, base: Candidate | None, margin: float) -> Pl
     threads ran 10,011-18,487 samples/s in four long runs on a 2-core box, 1 thread
     11,837-14,162, and a baseline probed at 9,589 made 1 thread look 1.4x faster
     (docs/benchmarks.md, "Torch's threads against a baseline of one moment")."""
-    if base is None or leader.config == base.config:
-        return None
-    if replace(leader.config, threads=base.config.threads) != base.config:
+    if base is None or not threads_alone(leader, base):
         return None
     why = (
         f"#{leader.trial} differs from the script as written only in torch's threads, whose "
