@@ -65,7 +65,7 @@ def test_a_latency_bound_search_under_a_steady_spinner_names_the_load_and_states
     (docs/benchmarks.md, "Agreement under load"), not here: one config's long runs beside a
     spinner move by tens of per cent, so judging them took two minutes of this suite."""
     mark = uuid.uuid4().hex
-    script, args = EXAMPLES / "io_bound.py", ("--latency-ms", "20")
+    script, args = EXAMPLES / "io_bound.py", ("--latency-ms", "10")
     # --max-workers keeps a loaded machine from forking dozens of workers beside the spinner;
     # --timeout stops the search scheduling probes once a busy machine has spent its share.
     quick = ["--trials", "4", "--json", "--trial-timeout", "60", "--window", "0.5"]
