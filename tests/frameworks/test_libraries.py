@@ -129,7 +129,7 @@ def _fastai_search(
     nothing left running and no trial failed by autotune or the script."""
     mark = uuid.uuid4().hex
     command = [
-        sys.executable, "-m", "autotune.cli", "probe", str(script), "--trials", "6", "--json",
+        sys.executable, "-m", "autotune.cli", "probe", str(script), "--trials", "4", "--json",
         "--storage", url, "--warmup", "0.2", "--window", "0.5", "--windows", "3",
         "--trial-timeout", "90", *more,
     ]  # fmt: skip
