@@ -28,7 +28,14 @@ from autotune.contract import ProbeSettings
 from autotune.probe.machine import OutsideCpu
 from autotune.probe.measure._epoch import EpochClock
 from autotune.probe.measure._figures import MeterFigures, figures_of
-from autotune.probe.measure._fit import deadline_at, fit_rate, fitted_window_s, warmup_over
+from autotune.probe.measure._fit import (
+    deadline_at,
+    epoch_left,
+    fit_rate,
+    fitted_window_s,
+    out_of_time,
+    warmup_over,
+)
 from autotune.probe.measure._windows import (
     EPOCH_WINDOW_SPAN,
     closes_on_time_or_turn,
@@ -295,7 +302,7 @@ class Meter:
                 self._on_window(first + i, held)
             self._held.clear()
         enough = self.settings.enough(self.windows) or len(self.windows) >= self._whole_epochs
-        if settled and (enough or self._out_of_time(now)):
+        if settled and (enough or out_of_time(self._deadline, self.windows, now, self.window_s)):
             self.measuring = False
             self.done = True
             self.measure_end = now
@@ -319,14 +326,6 @@ class Meter:
             self.clock.train_end(t)
         self._ended_at = t
 
-    def _out_of_time(self, now: float) -> bool:
-        """Another window would end past the deadline, and the windows so far can stand."""
-        return (
-            self._deadline is not None
-            and len(self.windows) >= 2
-            and now + self.window_s > self._deadline
-        )
-
     def _epoch_stall_settled(self) -> bool:
         """Whether the windows so far stand (False: still waiting for a window with an epoch
         start). Switches to whole-epoch windows, dropping the time windows, when the windows
@@ -343,7 +342,8 @@ class Meter:
             return False
         # A stall first: windows that each hold a start still differ when one holds only a
         # fragment of an epoch beside its start (measuring began near an epoch's end).
-        if stalled_at_epoch_start(windows, self._window_starts):
+        left = epoch_left(self.settings, self.batches + self._prewarmed, self.epoch_batches)
+        if left and stalled_at_epoch_start(windows, self._window_starts):
             self.epoch_windows = True
             # An epoch lasts as long as its batches took in the windows dropped (stalls in).
             wall = perf_counter() - (self.measure_start or 0.0) - self.outside_s
