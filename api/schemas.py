@@ -165,6 +165,13 @@ class StudyDetail(StudyItem):
         description="The cores the job had, where its CPU set (taskset, SLURM) or CPU quota "
         "(cgroup cpu.max, Kubernetes limits) gave it fewer than the node's.",
     )
+    randomness: str | None = Field(
+        None,
+        description="What the recommended workers change besides speed where loading a batch "
+        "draws from the global random generators (torch's, Python's random, numpy's): the "
+        "augmentations drawn, and with torch's the training process's later draws; null where "
+        "loading draws from none or stays in the main process.",
+    )
     started_from: str | None = Field(
         None,
         description="The stored study on this hardware whose answer, for a loader of like "

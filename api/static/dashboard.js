@@ -107,6 +107,7 @@ const autotune = (() => {
         ${ceilingHtml(study)}.</p>
       ${study.verdict ? `<p id="verdict"><b>Verdict:</b> ${esc(study.verdict)}</p>` : ""}
       ${study.choice ? `<p id="choice"><b>Choice:</b> ${esc(study.choice)}</p>` : ""}
+      ${study.randomness ? `<p id="randomness"><b>Randomness:</b> ${esc(study.randomness)}</p>` : ""}
       ${study.cores ? `<p id="cores"><b>Cores:</b> ${esc(study.cores)}</p>` : ""}
       ${study.started_from ? `<p id="started-from"><b>Started from:</b> study ${esc(study.started_from)}'s answer, the first guess</p>` : ""}
       ${study.epoch ? epochHtml(study) : othersHtml(study)}

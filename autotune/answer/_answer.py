@@ -241,6 +241,9 @@ class Answer:
     epoch: Epoch | None = None
     # The evaluation and validation loaders' own settings; null where none was tuned.
     others: OtherLoaders | None = None
+    # What the recommended workers change besides speed where loading draws from the global
+    # random generators (the augmentations drawn); null where it does not, or nothing moves.
+    randomness: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

@@ -111,6 +111,8 @@ def render_summary(console: Console, answer: Answer) -> None:
     if answer.choice:
         # Our own sentences, one per reason (a few hundred characters each): shown whole.
         lines.append(say("choice: ", literal(answer.choice, limit=None)))
+    if answer.randomness:
+        lines.append(say("randomness: ", literal(answer.randomness, limit=None)))
     if answer.cores:
         lines.append(say("cores: ", literal(answer.cores)))
     if answer.started_from:

@@ -113,6 +113,8 @@ def run(
     said = torch_warning_note(config.num_workers or 0, name)
     if said:
         err.print(literal(said), soft_wrap=True, highlight=False)
+    if answer.randomness:
+        err.print(say("autotune: ", literal(answer.randomness, limit=None)), soft_wrap=True)
     streams = answer.others is not None and answer.others.iterable
     if others is not None:
         kinds = "other loaders (streams included)" if streams else "other map-style loaders"

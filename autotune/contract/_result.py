@@ -45,11 +45,14 @@ class MeasuredLoader:
     shards_in: str | None = None
     # Over an IterableDataset (its order and its length are its workers'); None: not read.
     iterable: bool | None = None
+    # The global generators ("numpy", "random", "torch") that loading a batch drew from in
+    # the main process (no workers: probe/loader/_global_draws.py); None: none seen or not read.
+    global_draws: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         # Fields added since the JSON was first written appear only where known.
-        for name in ("switched_at", "shards", "shards_in", "iterable"):
+        for name in ("switched_at", "shards", "shards_in", "iterable", "global_draws"):
             if out[name] is None:
                 del out[name]
         return out

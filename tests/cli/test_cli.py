@@ -372,3 +372,40 @@ def test_joining_a_shared_search_is_join_and_the_old_name_still_works() -> None:
     assert old.exit_code == 0 and "old name of `autotune join`" in old.output
     probe_help = cli.invoke(app, ["probe", "--help"], env={"COLUMNS": "200"})
     assert "--seed-only" in probe_help.output and "--workers-only" in probe_help.output
+
+
+@pytest.mark.slow
+def test_an_answer_that_moves_random_augmentations_into_workers_says_so(
+    tmp_path: Path,
+) -> None:
+    # A flip drawn from torch's generator in __getitem__, 4 ms a sample and a 2 ms step:
+    # workers win, and the flips they draw are no longer the script's.
+    mark, url = uuid.uuid4().hex, f"sqlite:///{tmp_path / 'a.db'}"
+    command = [
+        sys.executable, "-m", "autotune.cli", "probe", str(SCRIPTS / "draws.py"), "--storage",
+        url, "--trials", "2", "--json", "--max-workers", "4", *FAST,
+        "--", "--latency", "0.004", "--size", "256",
+    ]  # fmt: skip
+    proc = subprocess.run(
+        command, capture_output=True, text=True, timeout=300, env={**os.environ, MARK_ENV: mark}
+    )
+    assert_no_orphans(mark)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    workers = data["recommended"]["config"]["num_workers"]
+    if not workers:
+        # The script as written kept (a load that moved between probes): nothing moves.
+        assert data["randomness"] is None, data
+        return
+    assert f"with {workers} workers" in data["randomness"], data["randomness"]
+    assert "torch's generator" in data["randomness"] and "dropout" in data["randomness"]
+    shown = subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "best", data["study"], "--storage", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "randomness: loading a batch draws from torch's generator" in " ".join(
+        shown.stdout.split()
+    ), shown.stdout

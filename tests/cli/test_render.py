@@ -112,3 +112,9 @@ def test_the_choice_is_shown_whole_however_many_reasons_it_joins() -> None:
     rebuilt = "persistent_workers=False: the script builds its DataLoader anew every epoch"
     text = _rendered(Answer(study="s", choice=f"{knee}; {rebuilt}"))
     assert rebuilt in text and "more characters" not in text
+
+
+def test_what_workers_change_in_the_draws_is_said_as_text() -> None:
+    said = "loading a batch draws from torch's generator [/a]: with 4 workers ..."
+    text = _rendered(Answer(study="s", randomness=said))
+    assert f"randomness: {said}" in text

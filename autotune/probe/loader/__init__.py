@@ -4,6 +4,7 @@ chosen, settings applied or switched in place, batches copied ahead on side stre
 from autotune.probe.loader._apply import apply_config, original, script_config
 from autotune.probe.loader._audition import Delivery
 from autotune.probe.loader._classes import map_style
+from autotune.probe.loader._global_draws import GlobalDraws
 from autotune.probe.loader._iterators import (
     EndedIterator,
     ReplayIterator,
@@ -29,6 +30,7 @@ __all__ = [
     "Delivery",
     "EndedIterator",
     "ForeignLoader",
+    "GlobalDraws",
     "IdleWatch",
     "LoaderPatch",
     "PassIterator",

@@ -3,7 +3,9 @@ cached batches that prices the step with no data cost (the compute ceiling), and
 ends the script once every phase is done.
 
 This is the hot path: one ``TimedIterator.__next__`` costs two ``perf_counter`` and two
-``thread_time`` calls, two NVTX calls and a few attribute updates, all in microseconds.
+``thread_time`` calls, two NVTX calls and a few attribute updates, all in microseconds; on a
+few batches of a loader without workers, also a read of the global generators' states
+(``_global_draws.py``: a fraction of a millisecond, on four batches a probe).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable, Iterator
 from time import perf_counter, thread_time
 from typing import Any
 
+from autotune.probe.loader._global_draws import GlobalDraws
 from autotune.probe.loader._marks import OWNER_ATTR
 from autotune.probe.measure import Meter, NvtxRanges, ProbeDone, count_samples
 
@@ -39,7 +42,7 @@ class TimedIterator:
     of the compute ceiling).
     """
 
-    __slots__ = ("_in_step", "_it", "_meter", "_nvtx", "_t_iter", "_then")
+    __slots__ = ("_draws", "_in_step", "_it", "_meter", "_nth", "_nvtx", "_t_iter", "_then")
 
     def __init__(
         self,
@@ -48,6 +51,7 @@ class TimedIterator:
         nvtx: NvtxRanges,
         t_iter: float | None = None,
         then: NextPhase | None = None,
+        draws: GlobalDraws | None = None,
     ) -> None:
         self._t_iter = t_iter
         self._it = it
@@ -55,6 +59,10 @@ class TimedIterator:
         self._nvtx = nvtx
         self._in_step = False
         self._then = then
+        # Loading in this process, read for draws from the global generators (None: not
+        # read, or read enough) past the iteration's first batch (the sampler's own draw).
+        self._draws = draws
+        self._nth = 0
 
     def _next_phase(self) -> Meter:
         then, self._then = self._then, None
@@ -63,6 +71,7 @@ class TimedIterator:
             raise ProbeDone
         self._it, self._meter = following
         self._t_iter = None  # not an epoch start for the next meter
+        self._draws = None  # replayed batches load nothing
         return self._meter
 
     def __iter__(self) -> TimedIterator:
@@ -77,6 +86,8 @@ class TimedIterator:
             nvtx.pop()
             self._in_step = False
         nvtx.push_wait()
+        draws = self._draws if self._nth else None
+        states = draws.before() if draws is not None else None
         t0, c0 = perf_counter(), thread_time()
         try:
             batch = next(self._it)
@@ -86,6 +97,9 @@ class TimedIterator:
         finally:
             nvtx.pop()
         c1, t1 = thread_time(), perf_counter()
+        if states is not None and draws is not None and not draws.after(states):
+            self._draws = None
+        self._nth += 1
         n = count_samples(batch)
         if self._t_iter is not None:
             meter.first_batch(self._t_iter, t1)

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from autotune.contract import LoaderConfig, ProbeResult, Status
 from autotune.hardware import job_cores
-from autotune.probe.loader import CopyStats, LoaderPatch
+from autotune.probe.loader import CopyStats, GlobalDraws, LoaderPatch
 from autotune.probe.machine import GpuSampler, TreeSampler
 from autotune.probe.session._phases import BasePhase, BatchPhase
 
@@ -43,6 +43,8 @@ class Measured(Protocol):
     def cpu_at_end(self) -> tuple[float, float] | None: ...
     @property
     def idle_workers(self) -> int | None: ...
+    @property
+    def global_draws(self) -> GlobalDraws: ...
 
 
 def _device() -> str:
@@ -100,6 +102,9 @@ def build_result(session: Measured, status: Status, reason: str = "") -> ProbeRe
     res.gpu = gpu
     # Which loader was measured; its first batch, timed before it was chosen.
     res.measured_loader = session.patch.measured_loader
+    if res.measured_loader is not None and session.global_draws.found:
+        found = sorted(session.global_draws.found)
+        res.measured_loader = replace(res.measured_loader, global_draws=found)
     res.not_applied = session.patch.not_applied
     res.idle_workers = session.idle_workers
     res.script_batches = session.script_batches

@@ -30,6 +30,7 @@ from autotune.probe.loader import (
     Delivery,
     EndedIterator,
     ForeignLoader,
+    GlobalDraws,
     IdleWatch,
     LoaderPatch,
     SettingsRefused,
@@ -65,6 +66,9 @@ class ProbeSession:
         # Workers of the measured loader's iterators that gave nothing (``IdleWatch``), and
         # their count as the measurement ended.
         self.idle_watch = IdleWatch()
+        # Whether loading in this process draws from the global generators (the answer says
+        # what workers change where it does).
+        self.global_draws = GlobalDraws()
         self.idle_workers: int | None = None
         # The multi-rank stop protocol, when the runner started ranks.
         ranks = RankSync.from_env()
@@ -173,7 +177,8 @@ class ProbeSession:
         then = None
         if any(isinstance(p, BatchPhase) for p in self.phases[self._at + 1 :]):
             then = partial(self._follow, it)
-        return TimedIterator(source, phase.meter, self.nvtx, epoch_start, then)
+        draws = self.global_draws.arm(it)
+        return TimedIterator(source, phase.meter, self.nvtx, epoch_start, then, draws)
 
     def _follow(self, it: Iterator[Any]) -> tuple[Iterator[Any], Meter] | None:
         """A phase is done: the script's next batch comes from the next phase's source over

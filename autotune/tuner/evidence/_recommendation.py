@@ -156,6 +156,32 @@ def _measured_loader(trial: optuna.trial.FrozenTrial | None) -> MeasuredLoader |
     return record_of(trial).measured_loader
 
 
+_GENERATORS = {"numpy": "numpy.random", "random": "Python's random", "torch": "torch's generator"}
+
+
+def randomness(base: MeasuredLoader | None, workers_as_written: int, workers: int) -> str | None:
+    """What moving the loading into workers changes besides speed, where the script's
+    loading draws from the global generators (``MeasuredLoader.global_draws``); None where it
+    does not, or where the recommendation loads in the main process as written does."""
+    draws = base.global_draws if base is not None else None
+    if not draws or workers_as_written or not workers:
+        return None
+    named = " and ".join(_GENERATORS.get(d, d) for d in draws)
+    said = (
+        f"loading a batch draws from {named} (a random transform in the dataset or its "
+        f"collate_fn): with {workers} workers those draws come from each worker's own "
+        "generator, seeded from the loader's, so the random augmentations differ from a run "
+        "as written"
+    )
+    if "torch" in draws:
+        # torch's generator is also the step's (dropout) and the sampler's seed each epoch.
+        return (
+            f"{said}, and so do torch's later draws in the training process (dropout, each "
+            "epoch's shuffle after the first); the samples do not, nor the first epoch's order"
+        )
+    return f"{said}; the samples and their order do not"
+
+
 def summarize(study: optuna.Study, storage: str) -> Answer:
     trials = study.get_trials(deepcopy=False)
     known = state.load(study)
@@ -252,4 +278,9 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         ],
         epoch=with_payback(with_others(epoch, known.others)),
         others=known.others,
+        randomness=randomness(
+            _measured_loader(base),
+            int(base_script.num_workers or 0) if base_script is not None else 0,
+            best_workers,
+        ),
     )

@@ -120,3 +120,24 @@ def test_a_loader_built_anew_every_epoch_is_given_no_persistent_workers() -> Non
     # Seen by the baseline only (the pick's probe ended before an epoch did): the same.
     config, said = as_given(_measured(4, "search", False), _measured(0, "baseline", True))
     assert config.persistent_workers is False and said
+
+
+def test_randomness_is_said_where_workers_take_over_loading_that_draws() -> None:
+    from autotune.contract import MeasuredLoader
+    from autotune.tuner.evidence._recommendation import randomness
+
+    torch_draws = MeasuredLoader(dataset="Flipped", global_draws=["torch"])
+    said = randomness(torch_draws, 0, 8)
+    assert said is not None
+    assert "torch's generator" in said and "with 8 workers" in said
+    assert "dropout" in said and "the first epoch's order" in said
+    numpy_draws = MeasuredLoader(dataset="Flipped", global_draws=["numpy", "random"])
+    said = randomness(numpy_draws, 0, 3)
+    assert said is not None and "numpy.random and Python's random" in said
+    # torch's own generator untouched: the step's draws and the shuffles stay as written.
+    assert "dropout" not in said and "the samples and their order do not" in said
+    # Nothing moves: loading that draws nothing, a pick without workers, or workers as written.
+    assert randomness(MeasuredLoader(dataset="Plain"), 0, 8) is None
+    assert randomness(torch_draws, 0, 0) is None
+    assert randomness(torch_draws, 2, 8) is None
+    assert randomness(None, 0, 8) is None
