@@ -152,13 +152,20 @@ written: list[tuple[int, float]] = []
 
 
 def _bursty(
-    monkeypatch, epoch_batches: int | None, stall: float = 1.0, min_windows: int = 2
+    monkeypatch,
+    epoch_batches: int | None,
+    stall: float = 1.0,
+    min_windows: int = 2,
+    *,
+    windows: int = 4,
+    script_batches: int | None = None,
 ) -> Meter:  # type: ignore[no-untyped-def]
-    """A loader whose pipeline drains every epoch: a stall, then 40 batches 10 ms apart.
-    The windows written to the progress file land in ``written``."""
+    """A loader whose pipeline drains every epoch: a stall, then 40 batches 10 ms apart
+    (``script_batches`` in all, then the script ends). The windows written to the progress
+    file land in ``written``."""
     settings = ProbeSettings(
-        warmup_batches=2, warmup_s=0.0, window_s=0.3, windows=4, min_windows=min_windows,
-        min_batches_per_window=2,
+        warmup_batches=2, warmup_s=0.0, window_s=0.3, windows=windows, min_windows=min_windows,
+        min_batches_per_window=2, script_batches=script_batches,
     )  # fmt: skip
     now = [0.0]
     monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
@@ -166,7 +173,7 @@ def _bursty(
     meter.epoch_batches = epoch_batches
     meter.iter_started(0.0)
     i = 0
-    while not meter.done and now[0] < 1000:
+    while not meter.done and now[0] < 1000 and i != script_batches:
         start = i % 40 == 0
         t_iter = now[0]
         now[0] += stall if start else 0.01
@@ -174,6 +181,8 @@ def _bursty(
             meter.first_batch(t_iter, now[0])
         meter.record(now[0], now[0], 4)
         i += 1
+    if i == script_batches:
+        meter.close_partial()
     return meter
 
 
@@ -493,24 +502,6 @@ def test_a_short_script_keeps_windows_where_no_whole_epoch_is_left_to_measure(
     # as an epoch's start does; but 33 batches are left then, too few for a whole epoch's
     # window. Dropping them for one left the probe of a fast config with nothing (a held-out
     # 3-epoch script, 7x faster with workers, answered as written).
-    settings = ProbeSettings(
-        warmup_batches=2, warmup_s=0.0, window_s=0.3, windows=5, min_windows=2,
-        min_batches_per_window=2, script_batches=100,
-    )  # fmt: skip
-    now = [0.0]
-    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
-    meter = Meter(settings)
-    meter.epoch_batches = 40
-    meter.iter_started(0.0)
-    for i in range(100):
-        if meter.done:
-            break
-        start = i % 40 == 0
-        t_iter = now[0]
-        now[0] += 1.0 if start else 0.01
-        if start:
-            meter.first_batch(t_iter, now[0])
-        meter.record(now[0], now[0], 4)
-    meter.close_partial()
+    meter = _bursty(monkeypatch, epoch_batches=40, windows=5, script_batches=100)
     assert not meter.epoch_windows
     assert len(meter.windows) >= 2, meter.windows
