@@ -45,6 +45,7 @@ WORKLOADS: dict[str, tuple[Path, tuple[str, ...], tuple[str, ...]]] = {
     "io_bound": (ROOT / "examples/io_bound.py", (), ("--trials", "12")),
     "cpu_bound": (ROOT / "examples/cpu_bound.py", (), ("--trials", "12")),
     "model_bound": (ROOT / "examples/model_bound.py", (), ("--trials", "12")),
+    "longtail_io": (ROOT / "examples/longtail_io.py", (), ("--trials", "12")),
     "lightning": (
         ROOT / "tests/scripts/frameworks/lightning_train.py",
         ("--latency", "0.004"),
