@@ -227,7 +227,11 @@ class ProbeSettings:
     # A warm-up sub-window whose rate is within this of the previous one ends the ramp.
     steady_tolerance: float = 0.05
     window_s: float = 1.5
-    windows: int = 5
+    # Three windows, not more: one probe's figure differs from the next probe's of the same
+    # config by as much as a long run differs from the next (4-16 % here), so a fourth and a
+    # fifth window narrow an interval that drift between probes has already widened
+    # (docs/benchmarks.md, "How many windows a probe needs").
+    windows: int = 3
     # Adaptive length: from this many windows on, a probe whose windows already agree within
     # ``settled_spread`` ((max - min) / median) stops early; 0 always measures ``windows``.
     # More windows would only narrow an interval that is already narrow.

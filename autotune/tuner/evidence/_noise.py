@@ -52,13 +52,29 @@ def sustained(values: Sequence[float]) -> float:
     return min(median(values), harmonic)
 
 
+# The expected range of n draws from one normal distribution, in its standard deviations
+# (the d2 constants of range charts), up to the count whose range ``ci95_median`` still is.
+_RANGE_SDS = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326}
+# Ranges are read as if of this many windows: a probe of fewer windows (it stopped early, or
+# measures three by default) spreads less by count alone, and its noise must not read lower
+# than the same machine's with more.
+_RANGE_AS_OF = 5
+
+
 def relative_spread(values: Sequence[float]) -> float:
-    """Half the 95% interval of the median, relative to the median (at least NOISE_FLOOR)."""
+    """Half the 95% interval of the median, relative to the median (at least NOISE_FLOOR).
+
+    Up to five windows the interval is their range, scaled to what five windows of the same
+    noise would span: a verdict between a 3-window and a 5-window probe is no bolder for the
+    first's fewer windows."""
     if len(values) < 2:
         return NOISE_FLOOR
     lo, hi = ci95_median(values)
     mid = median(values)
-    return max(NOISE_FLOOR, (hi - lo) / 2 / mid) if mid > 0 else NOISE_FLOOR
+    if mid <= 0:
+        return NOISE_FLOOR
+    scale = _RANGE_SDS[_RANGE_AS_OF] / _RANGE_SDS.get(len(values), _RANGE_SDS[_RANGE_AS_OF])
+    return max(NOISE_FLOOR, (hi - lo) / 2 / mid * scale)
 
 
 def clearly_better(new: Sequence[float], old: Sequence[float]) -> bool:
