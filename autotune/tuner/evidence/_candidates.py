@@ -26,6 +26,9 @@ class Candidate:
     interference: Windows | None = None
     # Each re-measure's own windows and readings, in the order they ran.
     remeasures: list[Windows] = field(default_factory=list)
+    # The share of its probe's wall time the script waited in the loader (None: not read):
+    # of the script as written, the most that loader settings alone can give back.
+    data_wait: float | None = None
 
     def readings(self) -> Windows:
         """``windows`` with their interference readings (unread where they do not match)."""

@@ -11,8 +11,9 @@ leaders is already its on both counts.
 
 When one config wins by far more than the noise (its slowest window beats every other
 config's fastest window by the margin, the baseline's included), a re-measure cannot change
-the pick, and its three probes are skipped (not where it changes torch's threads alone:
-``_fresh.threads_plan``): the recommendation then carries its own windows' interval.
+the pick, and its three probes are skipped (not where it changes torch's threads alone,
+``_fresh.threads_plan``, nor where it gains more than the script's own wait for data could
+give, ``_fresh.wait_plan``): the recommendation then carries its own windows' interval.
 
 Like with like first: when the leader and the script as written (or a rival that could still
 beat the leader) were measured under different loads (``_load.alike``: one while
@@ -51,7 +52,13 @@ from autotune.tuner.evidence._candidates import (
     medians_text,
     separated,
 )
-from autotune.tuner.evidence._fresh import confirm_fresh, steady_plan, threads_plan, unlike_plan
+from autotune.tuner.evidence._fresh import (
+    confirm_fresh,
+    steady_plan,
+    threads_plan,
+    unlike_plan,
+    wait_plan,
+)
 from autotune.tuner.evidence._load import Load, steady_load
 from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median, sustained
 from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, cheapest_near, choose, reaches
@@ -143,7 +150,11 @@ def confirmation_plan(
         return unlike
     if steady_load is not None and limit >= 1:
         return steady_plan(measured, base, limit, margin, steady_load.text())
-    fresh = threads_plan(leader, base, margin) if limit >= 1 else None
+    fresh = (
+        (threads_plan(leader, base, margin) or wait_plan(leader, base, margin))
+        if limit >= 1
+        else None
+    )
     plan = fresh or knee_plan(measured, leader, base, limit, margin)
     if plan is not None:
         return plan
@@ -346,12 +357,14 @@ def confirm(
 
 def _candidate(trial: optuna.trial.FrozenTrial) -> Candidate:
     seen = of_trial(trial)
+    result = trial_result(trial) or ProbeResult()
     return Candidate(
         trial.number,
         trial_config(trial),
         list(seen.rates),
-        peak_rss=(trial_result(trial) or ProbeResult()).peak_rss_bytes or 0,
+        peak_rss=result.peak_rss_bytes or 0,
         interference=seen,
+        data_wait=result.data_wait_fraction,
     )
 
 

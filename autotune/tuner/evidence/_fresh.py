@@ -13,12 +13,14 @@ speedup is then those rounds'),
 else no speedup is stated and the script as written stays the answer
 (``Confirmation.incomparable``). A cheaper config's near-tie with the
 fastest holds the same way, else the fastest is kept. A leader that changes torch's threads
-alone is re-measured so whatever the loads (``threads_plan``).
+alone is re-measured so whatever the loads (``threads_plan``), and so is one that changes the
+workers alone and gains more than the script's own wait for data could give (``wait_plan``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from autotune.contract import ProbeResult
 from autotune.state import Confirmation
@@ -91,6 +93,48 @@ def threads_plan(leader: Candidate, base: Candidate | None, margin: float) -> Pl
         f"#{leader.trial} differs from the script as written only in torch's threads, whose "
         "rate moves with what else uses the cores between probes: both re-measured afresh, "
         "interleaved, twice each"
+    )
+    return Plan([leader, base], base, True, False, why, margin, fresh=True)
+
+
+def worker_settings_alone(c: Candidate, base: Candidate) -> bool:
+    """``c`` differs from the script as written in its workers alone (their count, queue
+    depth, persistence): settings that change where and when batches are loaded, never
+    the step itself (pinning, copy streams, threads, the device and the batch size do)."""
+    config = c.config.merged_over(base.config)  # what it left unsaid is the script's own
+    same_step = replace(
+        config,
+        num_workers=base.config.num_workers,
+        prefetch_factor=base.config.prefetch_factor,
+        persistent_workers=base.config.persistent_workers,
+    )
+    return config != base.config and same_step == base.config
+
+
+def wait_plan(leader: Candidate, base: Candidate | None, margin: float) -> Plan | None:
+    """A fresh, interleaved re-measure of the leader and the script as written when the
+    leader changes the workers alone and beats the script by more than its wait for data
+    could give back: a script that waited in the loader a share w of its time runs at most
+    1 / (1 - w) times faster once loading costs nothing, since the rest is its step, which
+    such settings leave as it is. A gain beyond that (and the noise) is the machine moving
+    between the two probes: 2 workers of a model-bound script that waited 2 % of its time
+    read 1.31x in one search of five (docs/benchmarks.md, "A gain the wait cannot give").
+    Rounds taken turn about then see the same machine; a gain that holds in them stands
+    (workers that crowded the step's cores, fewer now, can give more than the wait)."""
+    if base is None or base.data_wait is None or not base.windows or not leader.windows:
+        return None
+    if not worker_settings_alone(leader, base):
+        return None
+    wait = min(max(base.data_wait, 0.0), 0.99)
+    most = 1 / (1 - wait)
+    gain = median(leader.windows) / median(base.windows)
+    if gain <= most * (1 + margin):
+        return None
+    why = (
+        f"#{leader.trial} ran {gain:.2f}x the script as written, which waited for data "
+        f"{wait:.0%} of its time: settings of its workers alone can give back at most "
+        f"{most:.2f}x, so the gap is the machine moving between probes. Both re-measured "
+        "afresh, interleaved, twice each"
     )
     return Plan([leader, base], base, True, False, why, margin, fresh=True)
 

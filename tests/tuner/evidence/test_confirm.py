@@ -402,3 +402,44 @@ def test_a_leader_that_changes_only_torch_s_threads_is_re_measured_afresh_with_t
     # Threads and workers changed together: the far winner decides without probes, as before.
     workers = Candidate(2, LoaderConfig(num_workers=4, threads=1), [30000, 30500, 31000])
     assert confirmation_plan([base, workers], base, 2).skipped
+
+
+def test_a_gain_beyond_what_the_script_s_wait_allows_is_re_measured_afresh_with_it() -> None:
+    # A model-bound script waited 2 % of its time in the loader: workers can give back at
+    # most 1/(1 - 0.02) = 1.02x. One search read 2 workers at 1.31x (a slow minute under the
+    # baseline); interleaved rounds see the same machine, and they decide.
+    base = Candidate(0, LoaderConfig(), [2100, 2150, 2180], data_wait=0.02)
+    two = Candidate(1, LoaderConfig(num_workers=2, persistent_workers=True), [2800, 2850, 2900])
+    plan = confirmation_plan([base, two], base, 2)
+    assert plan.fresh and plan.remeasure and not plan.skipped
+    assert [c.trial for c in plan.candidates] == [1, 0]
+    assert "at most 1.02x" in plan.why and "waited for data 2%" in plan.why
+    probe = Recorder({0: [2900, 2950, 3000], 1: [2920, 2940, 2990]})
+    result = confirm_plan(plan, probe)
+    assert probe.calls == [1, 0, 1, 0]  # interleaved, twice each
+    assert result.winner == 0  # never slower than as written: its own settings stay
+
+
+@pytest.mark.parametrize(
+    ("wait", "leader", "fresh"),
+    [
+        # A gain the wait allows: the far winner decides without probes, as before.
+        (0.95, LoaderConfig(num_workers=8), False),
+        # Within the noise above what the wait allows.
+        (0.2, LoaderConfig(num_workers=8), False),
+        # Not read: nothing to bound by.
+        (None, LoaderConfig(num_workers=8), False),
+        # Settings that change the step itself (pinned copies) are not bounded by the wait.
+        (0.02, LoaderConfig(num_workers=8, pin_memory=True), False),
+        (0.02, LoaderConfig(num_workers=8), True),
+        (0.02, LoaderConfig(num_workers=8, prefetch_factor=4, persistent_workers=True), True),
+    ],
+)
+def test_only_a_workers_only_gain_past_the_wait_is_re_measured(
+    wait: float | None, leader: LoaderConfig, fresh: bool
+) -> None:
+    base = Candidate(0, LoaderConfig(), [1000, 1010, 1020], data_wait=wait)
+    gain = 1.2 if wait == 0.2 else 2.0  # 1.2 < 1.25 x (1 + noise): allowed by a 20 % wait
+    rates = [r * gain for r in base.windows]
+    plan = confirmation_plan([base, Candidate(1, leader, rates)], base, 2)
+    assert plan.fresh is fresh, plan.why
