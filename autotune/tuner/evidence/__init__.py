@@ -27,6 +27,7 @@ from autotune.tuner.evidence._diagnosis import (
     transport_bound,
     workers_busy,
 )
+from autotune.tuner.evidence._epoch import pass_name
 from autotune.tuner.evidence._load import (
     comparable_baseline,
     load_noise,
@@ -91,6 +92,7 @@ __all__ = [
     "most_workers",
     "near",
     "near_ceiling",
+    "pass_name",
     "reaches",
     "recommended_trial",
     "record_from_baseline",

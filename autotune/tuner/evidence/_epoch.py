@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from autotune.answer import Epoch, EpochPass, OtherLoaders
-from autotune.contract import EpochFigures, ProbeResult
+from autotune.contract import EpochFigures, LoaderPass, ProbeResult
 
 # Start-up the recommendation adds at the run's start below this is not worth a sentence,
 # nor one it wins back within the first epoch: no run is shorter than that.
@@ -112,12 +112,26 @@ def _with(out: Epoch, figures: EpochFigures, *, predicted: bool) -> Epoch:
     )
 
 
-def with_others(epoch: Epoch | None, others: OtherLoaders | None) -> Epoch | None:
-    """The recommended epoch with the other loaders' passes at their tuned time: its probe
-    ran them as the script has them, and the stage after it timed both beside it."""
+def pass_name(p: LoaderPass) -> str:
+    """How the answer names the loader of a pass: "Val at fit.py:30"."""
+    return f"{p.dataset} at {p.site}" if p.site else p.dataset
+
+
+def with_others(
+    epoch: Epoch | None, others: OtherLoaders | None, ran: EpochFigures | None = None
+) -> Epoch | None:
+    """The recommended epoch with the other loaders' passes at their tuned time, where its
+    probe ran them as the script has them and the stage timed both beside a trial. ``ran``:
+    the epoch that probe saw; where its passes of those loaders already ran at the tuned
+    worker count (the search ran them so once the stage was done), it stands as it is."""
     if epoch is None or epoch.recommended_s is None or others is None or others.config is None:
         return epoch
     if others.as_written_s is None or others.tuned_s is None:
+        return epoch
+    tuned, names = others.config.num_workers, set(others.loaders)
+    if ran is not None and any(
+        pass_name(p) in names and p.num_workers == tuned for p in ran.passes
+    ):
         return epoch
     saved = max(0.0, others.as_written_s - others.tuned_s)
     recommended = max(epoch.recommended_s - saved, 1e-9)

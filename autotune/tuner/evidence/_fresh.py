@@ -20,7 +20,6 @@ workers alone and gains more than the script's own wait for data could give (``w
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from autotune.contract import ProbeResult
 from autotune.state import Confirmation
@@ -31,6 +30,7 @@ from autotune.tuner.evidence._candidates import (
     describe_interval,
     measure,
 )
+from autotune.tuner.evidence._ceiling import changes_step
 from autotune.tuner.evidence._load import alike, load_of, no_lighter
 from autotune.tuner.evidence._noise import ci95_median, median
 from autotune.tuner.evidence._pick import cheapest_near, choose, threads_alone
@@ -97,33 +97,22 @@ def threads_plan(leader: Candidate, base: Candidate | None, margin: float) -> Pl
     return Plan([leader, base], base, True, False, why, margin, fresh=True)
 
 
-def worker_settings_alone(c: Candidate, base: Candidate) -> bool:
-    """``c`` differs from the script as written in its workers alone (their count, queue
-    depth, persistence): settings that change where and when batches are loaded, never
-    the step itself (pinning, copy streams, threads, the device and the batch size do)."""
-    config = c.config.merged_over(base.config)  # what it left unsaid is the script's own
-    same_step = replace(
-        config,
-        num_workers=base.config.num_workers,
-        prefetch_factor=base.config.prefetch_factor,
-        persistent_workers=base.config.persistent_workers,
-    )
-    return config != base.config and same_step == base.config
-
-
 def wait_plan(leader: Candidate, base: Candidate | None, margin: float) -> Plan | None:
     """A fresh, interleaved re-measure of the leader and the script as written when the
-    leader changes the workers alone and beats the script by more than its wait for data
-    could give back: a script that waited in the loader a share w of its time runs at most
-    1 / (1 - w) times faster once loading costs nothing, since the rest is its step, which
-    such settings leave as it is. A gain beyond that (and the noise) is the machine moving
-    between the two probes: 2 workers of a model-bound script that waited 2 % of its time
-    read 1.31x in one search of five (docs/benchmarks.md, "A gain the wait cannot give").
+    leader leaves the script's step as it is (``changes_step``: its workers' count, queue
+    depth and persistence alone) and beats the script by more than its wait for data could
+    give back: a script that waited in the loader a share w of its time runs at most
+    1 / (1 - w) times faster once loading costs nothing, since the rest is its step (the
+    compute ceiling's own check reads the baseline so: ``_ceiling.ceiling_suspect``). A gain
+    beyond that and the noise is the machine moving between the two probes: 2 workers of a
+    model-bound script that waited 2 % of its time read 1.31x in one search of five
+    (docs/benchmarks.md, "A gain the wait cannot give").
     Rounds taken turn about then see the same machine; a gain that holds in them stands
     (workers that crowded the step's cores, fewer now, can give more than the wait)."""
     if base is None or base.data_wait is None or not base.windows or not leader.windows:
         return None
-    if not worker_settings_alone(leader, base):
+    config = leader.config.merged_over(base.config)  # what it left unsaid is the script's own
+    if config == base.config or changes_step(config, base.config):
         return None
     wait = min(max(base.data_wait, 0.0), 0.99)
     most = 1 / (1 - wait)

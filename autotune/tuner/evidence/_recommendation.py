@@ -9,7 +9,7 @@ from optuna.trial import TrialState
 
 from autotune import state
 from autotune.answer import Answer, Baseline, Counts, Failure, Recommended
-from autotune.contract import CEILING_GAP, LoaderConfig, MeasuredLoader
+from autotune.contract import CEILING_GAP, EpochFigures, LoaderConfig, MeasuredLoader
 from autotune.hardware import cores_text
 from autotune.state import (
     Confirmation,
@@ -32,6 +32,11 @@ from autotune.tuner.evidence._load import account
 from autotune.tuner.evidence._noise import NOISE_FLOOR, sustained
 from autotune.tuner.evidence._pick import clearly_faster, knee_sentence
 from autotune.tuner.evidence._trials import best_usable, trial_config
+
+
+def _epoch_seen(trial: optuna.trial.FrozenTrial | None) -> EpochFigures | None:
+    result = record_of(trial).result if trial is not None else None
+    return result.epoch if result is not None else None
 
 
 def recommended_trial(
@@ -276,7 +281,7 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
             if t.state == TrialState.FAIL
             for r in [record_of(t)]
         ],
-        epoch=with_payback(with_others(epoch, known.others)),
+        epoch=with_payback(with_others(epoch, known.others, _epoch_seen(best))),
         others=known.others,
         randomness=randomness(
             _measured_loader(base),

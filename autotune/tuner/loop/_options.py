@@ -33,8 +33,8 @@ class TunerOptions:
     # one rank stopping early would leave the others blocked in a collective.
     min_windows: int = 2
     confirm_top: int = 2
-    # After confirmation: the epoch's other map-style loaders (evaluation, validation) get
-    # their own worker count, beside the pick (``_others.py``).
+    # The epoch's other map-style loaders (evaluation, validation) get their own worker count,
+    # beside the search's first trial with workers, else the pick (``_others.py``).
     other_loaders: bool = True
     ceiling: bool = True
     max_gpu_mem_bytes: int | None = None

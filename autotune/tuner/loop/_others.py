@@ -1,14 +1,16 @@
-"""The epoch's other loaders (evaluation, validation), tuned once the training loader's
-settings are chosen.
+"""The epoch's other loaders (evaluation, validation), tuned beside the search's first trial
+with workers (``others_early``), so that the search's later probes run them fast, or beside
+the pick where no such trial was measured.
 
 Their passes are in the epoch the user waits for, and a fast training loader makes them a
 larger share of it. A map-style loader's order is its sampler's whatever its workers, so the
 script sees the same batches in the same order. An IterableDataset's loader is tuned in the
 probes' own processes only, and kept only where its passes give the batches they gave as
 written (its workers split the stream: the same batches, in another order). Each probe runs
-the recommendation with the other loaders at one worker count and times their passes in the
-epoch it sees (``probe/measure/_epoch.py``); the first is the script's own settings beside the
-recommendation (the pick's own probe, where it saw them whole), then the count doubles while a
+that trial's training settings with the other loaders at one worker count and times their
+passes in the epoch it sees (``probe/measure/_epoch.py``); the first is the script's own
+settings beside it (the trial's own probe, where it saw them whole), then the count doubles
+while a
 pass gets faster by more than ``workers.PASS_GAIN`` (``workers.PassClimb``). A probe that sees
 no epoch whole ends the stage: a pass it cannot see cannot be compared, and the script's
 settings stand.
@@ -26,7 +28,7 @@ from autotune import state
 from autotune.answer import UNTUNED_SHARE, OtherLoaders, PassTry
 from autotune.contract import EpochFigures, LoaderConfig, LoaderPass, ProbeResult
 from autotune.state import baseline_of, record_of
-from autotune.tuner.evidence import recommended_trial, trial_config
+from autotune.tuner.evidence import best_usable, pass_name, recommended_trial, trial_config
 from autotune.tuner.workers import MAX_PASS_WORKERS, PassClimb
 
 
@@ -82,12 +84,13 @@ def tune_others(
     note: Note,
     time_left: Callable[[], bool] = lambda: True,
     top: int = MAX_PASS_WORKERS,
+    beside: optuna.trial.FrozenTrial | None = None,
 ) -> OtherLoaders | None:
-    """Tune the other loaders beside the recommendation; None when there is none to tune.
-    ``time_left``: False once the search's time is spent (no further probe starts); ``top``:
-    the most workers tried (the user's ``--max-workers``)."""
+    """Tune the other loaders beside ``beside`` (the recommendation, by default); None when
+    there is none to tune. ``time_left``: False once the search's time is spent (no further
+    probe starts); ``top``: the most workers tried (the user's ``--max-workers``)."""
     trials = study.get_trials(deepcopy=False)
-    base, best = baseline_of(trials), recommended_trial(study)
+    base, best = baseline_of(trials), beside or recommended_trial(study)
     if base is None or best is None:
         return None
     written_result = record_of(base).result
@@ -95,15 +98,16 @@ def tune_others(
     if not heavy:
         return None
     keys = {_key(p) for p in heavy}
-    names = sorted({f"{p.dataset} at {p.site}" if p.site else p.dataset for p in heavy})
+    names = sorted({pass_name(p) for p in heavy})
     config = trial_config(best)
     if not time_left():
         return OtherLoaders(loaders=names, reason="the search's time ran out before them")
+    which = "the pick" if beside is None else f"#{best.number}, the best so far"
     note(
         f"  the loaders of the epoch's other passes (evaluation, validation: {', '.join(names)})"
-        ": worker counts for them measured beside the pick"
+        f": worker counts for them measured beside {which}"
     )
-    # The pick's own probe timed these passes beside it, with them as written, as a first
+    # That trial's own probe timed these passes beside it, with them as written, as a first
     # probe of this stage would: where it saw them, they are not measured twice.
     first = record_of(best).result
     if first is None or _pass_seconds(first, keys) is None:
@@ -155,9 +159,12 @@ def run_others_stage(
     note: Note,
     time_left: Callable[[], bool],
     top: int | None = None,
+    beside: optuna.trial.FrozenTrial | None = None,
 ) -> None:
     """The stage, once per study: its outcome is kept on the study, and its probes' time
-    counted in the study's probe seconds (as confirmation's is)."""
+    counted in the study's probe seconds (as confirmation's is). ``beside``: the trial it
+    measures beside, where not the recommendation (the search's first trial with workers,
+    so that the search's later probes run the other loaders at the settings found)."""
     if state.load(study).others is not None:
         return
     spent = 0.0
@@ -171,8 +178,52 @@ def run_others_stage(
         return result
 
     try:
-        found = tune_others(study, timed, note, time_left, top or MAX_PASS_WORKERS)
+        found = tune_others(study, timed, note, time_left, top or MAX_PASS_WORKERS, beside)
     finally:
         state.add_probe_seconds(study, spent)
     if found is not None:
         state.save_others(study, found)
+
+
+def searched_others(study: optuna.Study) -> tuple[LoaderConfig | None, bool]:
+    """The other loaders' settings the search's probes run, once the stage found faster
+    ones (``others_early``), and whether they apply to IterableDataset loaders too; (None,
+    False) before: the script's own. A trial's figure is its training loader's, with windows
+    that hold no other pass, so only the wall time of its probe changes."""
+    found = state.load(study).others
+    if found is None or found.config is None:
+        return None, False
+    return found.config, found.iterable
+
+
+def others_early(
+    study: optuna.Study,
+    probe: Probe,
+    note: Note,
+    time_left: Callable[[], bool],
+    top: int | None = None,
+) -> None:
+    """The stage beside the search's first trial with workers measured in full, not after
+    the pick: from then on every probe runs the other loaders at the settings found. Until
+    they are tuned their passes run between training epochs at the script's settings, outside
+    every window but inside every probe's wall time: a validation pass of 0.89 s after each
+    training epoch of 0.26 s made each probe of three 1.5 s windows take 24 s
+    (docs/benchmarks.md, "Validation passes tuned before the search goes on"). Nothing
+    happens once the stage has run, before such a trial is measured, or where its probe saw
+    no epoch whole."""
+    if state.load(study).others is not None:
+        return
+    trials = study.get_trials(deepcopy=False)
+    best, base = best_usable(trials), baseline_of(trials)
+    if best is None or base is None or best.number == base.number:
+        return
+    if not trial_config(best).num_workers:
+        return
+    # Only where that trial's own probe timed their passes whole: the stage's reference,
+    # free; where it saw no epoch, the pick's probes may, and the stage waits for it.
+    written = record_of(base).result
+    keys = {_key(p) for p in heavy_passes(written.epoch if written is not None else None)}
+    seen = record_of(best).result
+    if not keys or seen is None or _pass_seconds(seen, keys) is None:
+        return
+    run_others_stage(study, probe, note, time_left, top, beside=best)

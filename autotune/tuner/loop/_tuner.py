@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
 
 import optuna
 from optuna.trial import FrozenTrial, TrialState
@@ -36,7 +35,7 @@ from autotune.tuner.loop._clock import Clock, unsure
 from autotune.tuner.loop._gate import Alone, Gate
 from autotune.tuner.loop._heartbeat import fail_stale_trials, heartbeat
 from autotune.tuner.loop._options import Outcome, TunerOptions
-from autotune.tuner.loop._others import run_others_stage
+from autotune.tuner.loop._others import others_early, run_others_stage, searched_others
 from autotune.tuner.loop._report import NullReporter, Reporter
 from autotune.tuner.policy import (
     EXHAUSTED,
@@ -113,14 +112,20 @@ class Tuner:
         others: LoaderConfig | None = None,
         others_iterable: bool = False,
         every_window: bool = False,
+        searched: bool = False,
     ) -> ProbeResult:
+        """One probe. ``searched``: of the search (a trial, a re-measure of one): the other
+        loaders run at the settings their stage found once it has (``searched_others``), and
+        it may lead; a probe of that stage is given ``others`` and is neither."""
+        if searched and others is None:
+            others, others_iterable = searched_others(self.study)
         # The probe sizes its warm-up and windows to fit the script's run, once known.
         settings = under_load(self._trials(), length.fitted(self.study, self._settings))
         settings = self._clock.fit(settings)  # no probe outlasts the budget by more than 2 windows
         config = config or LoaderConfig()  # None: the script as written
         if every_window:
             settings = replace(settings, min_windows=0)
-        elif mode == "measure" and others is None:
+        elif mode == "measure" and (others is None or searched):
             settings = may_lead(self._trials(), settings)
         self._fitted = settings.script_batches is not None
         trial = TrialConfig(config, settings, mode, others=others, others_iterable=others_iterable)
@@ -132,6 +137,11 @@ class Tuner:
 
     def _add_probe_seconds(self, seconds: float) -> None:
         state.add_probe_seconds(self.study, seconds)
+
+    def _others_early(self) -> None:
+        if self.options.other_loaders:
+            top = self.options.max_workers
+            others_early(self.study, self._probe, self.reporter.note, self._clock.has_time, top)
 
     # --- public seams: prepare, search one trial at a time, finish ---------------------------
     def prepare(self) -> SearchSpace | Outcome:
@@ -221,6 +231,7 @@ class Tuner:
                 if reason is None and may_start:
                     if streak.exhausted(self.next_trial(space)):
                         reason = EXHAUSTED
+                    self._others_early()
                     continue
             if reason is None:
                 gate.wait()
@@ -350,7 +361,7 @@ class Tuner:
 
         try:
             with heartbeat(self.study, trial):
-                result = self._probe(config, on_window=on_window)
+                result = self._probe(config, on_window=on_window, searched=True)
         except KeyboardInterrupt:
             interrupted = ProbeResult(status="interrupted", reason="interrupted by Ctrl-C")
             state.write(trial, state.TrialRecord.of_result(interrupted, trial_role))
@@ -380,7 +391,12 @@ class Tuner:
         """Every window of a re-measure (it decides what two windows cannot); None in the
         plan is the script as written, re-run exactly, not as our reading of it. False: the
         re-measures the plan asked were not run, the budget being spent."""
-        probe, top = partial(self._probe, every_window=True), self.options.confirm_top
+
+        def probe(config: LoaderConfig | None) -> ProbeResult:
+            # The script as written (None) is re-run exactly, its other loaders included.
+            return self._probe(config, every_window=True, searched=config is not None)
+
+        top = self.options.confirm_top
         self.reporter.phase("checking the pick: the leaders re-measured where they are close")
         result = confirm_study(
             self.study, probe, top, self.reporter.note, may_probe=self._clock.has_time()

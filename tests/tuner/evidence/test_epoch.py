@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from autotune.answer import Answer
-from autotune.contract import EpochFigures, LoaderPass, ProbeResult
-from autotune.tuner.evidence._epoch import epoch_answer, with_payback
+from autotune.answer import Answer, OtherLoaders
+from autotune.contract import EpochFigures, LoaderConfig, LoaderPass, ProbeResult
+from autotune.tuner.evidence._epoch import epoch_answer, with_others, with_payback
 
 VAL = LoaderPass("DataLoader", "Val", 8, 0, 2.0, 32, 0.01, "fit.py:30")
 # 12 s as written: 9.5 s of training batches, 0.4 s start-up, a 2 s validation pass.
@@ -109,3 +109,31 @@ def test_the_start_up_the_recommendation_adds_once_is_said_in_epochs_to_win_it_b
     # The script's own settings: nothing added.
     kept = epoch_answer(base, base, base_rate=1.0, best_rate=1.0, same=True)
     assert kept is not None and with_payback(kept) == kept and kept.payback_epochs is None
+
+
+def test_the_other_loaders_saving_is_taken_off_once() -> None:
+    # The stage timed Val at 2.0 s as written and 0.5 s with 4 workers. A pick probed with
+    # it as written (its epoch 3.0 s) saves 1.5 s; one the search probed once the stage had
+    # run (its pass already at 4 workers, the epoch 1.5 s) saves nothing more.
+    others = OtherLoaders(
+        config=LoaderConfig(num_workers=4, persistent_workers=True),
+        loaders=["Val at fit.py:30"],
+        as_written_s=2.0,
+        tuned_s=0.5,
+    )
+    as_written = EpochFigures(epoch_s=3.0, train_s=0.9, startup_s=0.05, passes=[VAL])
+    epoch = epoch_answer(
+        _result(WRITTEN), _result(as_written), base_rate=100.0, best_rate=1000.0, same=False
+    )
+    assert epoch is not None
+    found = with_others(epoch, others, as_written)
+    assert found is not None and found.recommended_s == pytest.approx(1.5)
+    assert with_others(epoch, others) == found  # no probe's epoch known: as before
+    tuned = EpochFigures(
+        epoch_s=1.5, train_s=0.9, startup_s=0.05, passes=[replace(VAL, num_workers=4, seconds=0.5)]
+    )
+    epoch = epoch_answer(
+        _result(WRITTEN), _result(tuned), base_rate=100.0, best_rate=1000.0, same=False
+    )
+    assert epoch is not None and epoch.recommended_s == 1.5
+    assert with_others(epoch, others, tuned) == epoch

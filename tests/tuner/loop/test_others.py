@@ -1,6 +1,7 @@
-"""The other loaders' stage after the search, against the fake runner: their worker count
-climbs while their passes get faster, beside the pick; the answer, the snippet and the epoch
-carry it; a study without such a loader, or whose probes see no epoch, keeps the script's."""
+"""The other loaders' stage, against the fake runner: their worker count climbs while their
+passes get faster, beside the search's first trial with workers (or the pick), and the search
+goes on with them so; the answer, the snippet and the epoch carry it; a study without such a
+loader, or whose probes see no epoch, keeps the script's."""
 
 from __future__ import annotations
 
@@ -54,15 +55,20 @@ def test_the_eval_loaders_workers_climb_while_their_passes_get_faster() -> None:
     assert [t.num_workers for t in others.tried] == [0, 2, 4, 8]
     assert others.config.num_workers == 4 and others.config.persistent_workers is True
     assert others.as_written_s == 0.8 and others.tuned_s == 0.2
-    asked = [c.others for c in runner.calls if c.others is not None]
-    assert [o.num_workers for o in asked] == [2, 4, 8]
-    # Every probe of the stage ran the pick, with the training loader's settings unchanged.
+    calls = [
+        (c.loader.num_workers, c.others.num_workers if c.others else None) for c in runner.calls
+    ]
+    # The baseline and the seed (13 workers) with the other loaders as written; right after
+    # the seed, the stage beside it (2, 4 and 8 workers for them); every later trial of the
+    # search with the 4 found.
+    assert calls[:5] == [(None, None), (13, None), (13, 2), (13, 4), (13, 8)], calls
+    assert calls[5:] and all(others_at == 4 for _, others_at in calls[5:]), calls
     answer = summarize(tuner.study, "sqlite://")
-    assert answer.recommended is not None
-    pick = answer.recommended.config
-    stage = [c for c in runner.calls if c.others is not None]
-    assert all(c.loader.num_workers == pick.num_workers for c in stage)
+    assert answer.recommended is not None and answer.epoch is not None
     assert answer.others == others
+    # The recommended epoch: the seed's (its passes as written) with the stage's saving taken
+    # off once, as a probe that ran them tuned reads it (0.5 s of training, 0.2 s of passes).
+    assert answer.epoch.recommended_s == 0.5 + 0.2
     snippet = answer.snippet()
     assert "and for Val at fit.py:30" in snippet and "num_workers=4" in snippet.split("\n")[-1]
     assert "not tuned" not in snippet
