@@ -114,9 +114,8 @@ class Tuner:
         every_window: bool = False,
         searched: bool = False,
     ) -> ProbeResult:
-        """One probe. ``searched``: of the search (a trial, a re-measure of one): the other
-        loaders run at the settings their stage found once it has (``searched_others``), and
-        it may lead; a probe of that stage is given ``others`` and is neither."""
+        """``searched``: a probe of the search (a trial, a re-measure of one), which may lead
+        and runs the other loaders as their stage found (``searched_others``)."""
         if searched and others is None:
             others, others_iterable = searched_others(self.study)
         # The probe sizes its warm-up and windows to fit the script's run, once known.
@@ -138,10 +137,11 @@ class Tuner:
     def _add_probe_seconds(self, seconds: float) -> None:
         state.add_probe_seconds(self.study, seconds)
 
-    def _others_early(self) -> None:
+    def _others(self, *, early: bool) -> None:  # beside the first trial with workers, or the pick
         if self.options.other_loaders:
-            top = self.options.max_workers
-            others_early(self.study, self._probe, self.reporter.note, self._clock.has_time, top)
+            stage = others_early if early else run_others_stage
+            top, time_left = self.options.max_workers, self._clock.has_time
+            stage(self.study, self._probe, self.reporter.note, time_left, top)
 
     # --- public seams: prepare, search one trial at a time, finish ---------------------------
     def prepare(self) -> SearchSpace | Outcome:
@@ -231,7 +231,7 @@ class Tuner:
                 if reason is None and may_start:
                     if streak.exhausted(self.next_trial(space)):
                         reason = EXHAUSTED
-                    self._others_early()
+                    self._others(early=True)
                     continue
             if reason is None:
                 gate.wait()
@@ -244,11 +244,7 @@ class Tuner:
                 confirmed = self._confirm()
             if reason == self._clock.said():  # how far to trust what the budget allowed
                 reason = "; ".join([reason, *unsure(self.study, space, confirmed=confirmed)])
-            if self.options.other_loaders:
-                top = self.options.max_workers
-                run_others_stage(
-                    self.study, self._probe, self.reporter.note, self._clock.has_time, top
-                )
+            self._others(early=False)
         return reason
 
     # --- phases -----------------------------------------------------------------------------
@@ -257,11 +253,8 @@ class Tuner:
         self.reporter.trial_started(number, 0, self.options.trials, "baseline", LoaderConfig())
         # The ceilings are measured in the same process, after the script's own windows.
         # (A multi-rank probe measures the baseline only; its ceiling gets a probe of its own.)
-        first = (
-            self.options.ceiling
-            and state.load(self.study).ceiling is None
-            and self.target.nproc_per_node == 1
-        )
+        unmeasured = state.load(self.study).ceiling is None
+        first = self.options.ceiling and unmeasured and self.target.nproc_per_node == 1
         result = self._probe(None, "baseline" if first else "measure")
         space = SearchSpace.for_machine(
             cuda=self.cuda,
@@ -274,9 +267,8 @@ class Tuner:
             if result.script_config.num_workers is not None
             else {}
         )
-        self.study.add_trial(
-            frozen_from_result(result, "baseline", params, space.distributions(params))
-        )
+        frozen = frozen_from_result(result, "baseline", params, space.distributions(params))
+        self.study.add_trial(frozen)
         self.reporter.trial_finished(number, result, self._best_value(), result.samples_per_s)
         record_from_baseline(self.study, result, self.reporter.note)
         self._after_trial(self.study)
