@@ -131,6 +131,10 @@ class LoaderPass:
     # Over an IterableDataset: its order depends on its workers, so its settings are never
     # changed.
     iterable: bool = False
+    # Started while the training loader's pass was still open (Lightning's
+    # ``val_check_interval`` below 1, the Trainer's ``eval_steps``): its time is inside the
+    # training pass, and so inside the windows that measure it.
+    in_training: bool = False
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ class OtherPass:
     last: float | None = None  # its last batch
     iterable: bool = False  # over an IterableDataset
 
-    def to_pass(self, until: float) -> LoaderPass:
+    def to_pass(self, until: float, train_end: float | None = None) -> LoaderPass:
         # Left open (a peek with next(iter(...))): it took the epoch until its last batch.
         end = self.ended if self.ended is not None else min(until, self.last or self.started)
         return LoaderPass(
@@ -54,6 +54,7 @@ class OtherPass:
             startup_s=None if self.first is None else self.first - self.started,
             site=self.site,
             iterable=self.iterable,
+            in_training=train_end is not None and self.started < train_end,
         )
 
 
@@ -137,7 +138,7 @@ class EpochClock:
         a, b = pair
         assert a.first_at is not None and b.first_at is not None
         start, end = a.first_at, b.first_at
-        passes = [p.to_pass(b.iter_at) for p in self.passes if start <= p.started < end]
+        passes = [p.to_pass(b.iter_at, a.ended_at) for p in self.passes if start <= p.started < end]
         builds = [(at, s, tr) for at, s, tr in self.builds if start <= at < end]
         # Without its end seen (the script broke out of the loop), the pass ends at the
         # first thing after it: another loader's pass, a construction, or the next epoch.

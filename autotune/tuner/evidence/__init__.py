@@ -35,7 +35,13 @@ from autotune.tuner.evidence._load import (
     steady_load,
     under_load,
 )
-from autotune.tuner.evidence._noise import NOISE_FLOOR, clearly_better, median, sustained
+from autotune.tuner.evidence._noise import (
+    NOISE_FLOOR,
+    clearly_better,
+    median,
+    sustained,
+    window_range,
+)
 from autotune.tuner.evidence._pick import KNEE_LOSS, NEAR, near, reaches
 from autotune.tuner.evidence._recommendation import as_given, recommended_trial, summarize
 from autotune.tuner.evidence._shards import (
@@ -110,5 +116,6 @@ __all__ = [
     "trial_state",
     "under_load",
     "wait_fraction",
+    "window_range",
     "workers_busy",
 ]

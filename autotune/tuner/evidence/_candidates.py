@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from autotune.contract import LoaderConfig, ProbeResult
 from autotune.state import Contender
-from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median
+from autotune.tuner.evidence._noise import NOISE_FLOOR, ci95_median, median, window_range
 from autotune.tuner.evidence._windows import Windows, of_result, to_record, unread
 
 
@@ -59,8 +59,9 @@ ALL_THREADS = 1 << 16
 
 
 def separated(fast: Candidate, slow: Candidate, margin: float = NOISE_FLOOR) -> bool:
-    """Every window of ``fast`` beats every window of ``slow`` by more than ``margin``."""
-    return min(fast.windows) > max(slow.windows) * (1 + margin)
+    """Every window of ``fast`` beats every window of ``slow`` by more than ``margin``, each
+    probe's windows spread as five would (``window_range``)."""
+    return window_range(fast.windows)[0] > window_range(slow.windows)[1] * (1 + margin)
 
 
 def medians_text(cands: Sequence[Candidate]) -> str:

@@ -151,7 +151,7 @@ def confirmation_plan(
     if steady_load is not None and limit >= 1:
         return steady_plan(measured, base, limit, margin, steady_load.text())
     fresh = (
-        (threads_plan(leader, base, margin) or wait_plan(leader, base, margin))
+        (threads_plan(leader, base, margin) or wait_plan(leader, measured, base, margin))
         if limit >= 1
         else None
     )

@@ -129,9 +129,8 @@ def with_others(
     if others.as_written_s is None or others.tuned_s is None:
         return epoch
     tuned, names = others.config.num_workers, set(others.loaders)
-    if ran is not None and any(
-        pass_name(p) in names and p.num_workers == tuned for p in ran.passes
-    ):
+    mine = [p for p in ran.passes if pass_name(p) in names] if ran is not None else []
+    if mine and all(p.num_workers == tuned for p in mine):
         return epoch
     saved = max(0.0, others.as_written_s - others.tuned_s)
     recommended = max(epoch.recommended_s - saved, 1e-9)

@@ -97,7 +97,9 @@ def threads_plan(leader: Candidate, base: Candidate | None, margin: float) -> Pl
     return Plan([leader, base], base, True, False, why, margin, fresh=True)
 
 
-def wait_plan(leader: Candidate, base: Candidate | None, margin: float) -> Plan | None:
+def wait_plan(
+    leader: Candidate, measured: list[Candidate], base: Candidate | None, margin: float
+) -> Plan | None:
     """A fresh, interleaved re-measure of the leader and the script as written when the
     leader leaves the script's step as it is (``changes_step``: its workers' count, queue
     depth and persistence alone) and beats the script by more than its wait for data could
@@ -114,18 +116,26 @@ def wait_plan(leader: Candidate, base: Candidate | None, margin: float) -> Plan 
     config = leader.config.merged_over(base.config)  # what it left unsaid is the script's own
     if config == base.config or changes_step(config, base.config):
         return None
+    if base.config.num_workers and not base.config.persistent_workers:
+        # Its rate carries each epoch's restart of its workers (``charge_per_epoch``), which
+        # its wait inside the windows leaves out: persistent workers win that back too.
+        return None
     wait = min(max(base.data_wait, 0.0), 0.99)
     most = 1 / (1 - wait)
     gain = median(leader.windows) / median(base.windows)
     if gain <= most * (1 + margin):
         return None
+    # The knee joins them: where the gain holds, the pick takes the cheapest that reaches it.
+    knee = cheapest_near(measured, leader, leader, base)
+    chosen = [leader, *([knee] if knee is not None else []), base]
+    names = ", ".join(f"#{c.trial}" for c in chosen)
     why = (
         f"#{leader.trial} ran {gain:.2f}x the script as written, which waited for data "
         f"{wait:.0%} of its time: settings of its workers alone can give back at most "
-        f"{most:.2f}x, so the gap is the machine moving between probes. Both re-measured "
+        f"{most:.2f}x, so the gap is the machine moving between probes. {names} re-measured "
         "afresh, interleaved, twice each"
     )
-    return Plan([leader, base], base, True, False, why, margin, fresh=True)
+    return Plan(chosen, base, True, False, why, margin, fresh=True)
 
 
 def steady_plan(

@@ -19,7 +19,7 @@ from optuna.trial import FrozenTrial
 
 from autotune.contract import ProbeSettings
 from autotune.state import Confirmation, StudyState, baseline_of, usable, windows_of
-from autotune.tuner.evidence._noise import NOISE_FLOOR, median
+from autotune.tuner.evidence._noise import NOISE_FLOOR, median, window_range
 from autotune.tuner.evidence._pick import NEAR
 from autotune.tuner.evidence._trials import best_usable
 from autotune.tuner.evidence._windows import (
@@ -197,7 +197,8 @@ def load_noise(trials: Sequence[FrozenTrial]) -> float:
             continue
         w = of_trial(t)
         if load_of(w).kind == "loaded" and (mid := median(w.rates)) > 0:
-            spreads.append((max(w.rates) - min(w.rates)) / mid)
+            lo, hi = window_range(w.rates)  # as five windows would spread
+            spreads.append((hi - lo) / mid)
     return max(2 * NOISE_FLOOR, median(spreads) if spreads else 0.0)
 
 

@@ -53,28 +53,42 @@ def sustained(values: Sequence[float]) -> float:
 
 
 # The expected range of n draws from one normal distribution, in its standard deviations
-# (the d2 constants of range charts), up to the count whose range ``ci95_median`` still is.
-_RANGE_SDS = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326}
-# Ranges are read as if of this many windows: a probe of fewer windows (it stopped early, or
-# measures three by default) spreads less by count alone, and its noise must not read lower
-# than the same machine's with more.
+# (the d2 constants of range charts).
+_RANGE_SDS = {3: 1.693, 4: 2.059, 5: 2.326}
+# Ranges are read as if of this many windows, the count a probe measured before it measured
+# three: the same machine's noise must not read narrower, nor a verdict on it be bolder, for
+# fewer windows.
 _RANGE_AS_OF = 5
+
+
+def window_range(values: Sequence[float]) -> tuple[float, float]:
+    """The lowest and highest of ``values``, as five windows of the same noise would spread:
+    three or four windows' distances from their median stretched by the ratio of the expected
+    ranges (1.374 for three). Two windows stay as they are: a probe stops at two only once
+    they agree, so their range is chosen by that rule, no sample of the noise."""
+    if not values:
+        raise ValueError("no values")
+    lo, hi = min(values), max(values)
+    n = len(values)
+    if n not in _RANGE_SDS or n == _RANGE_AS_OF:
+        return lo, hi
+    scale = _RANGE_SDS[_RANGE_AS_OF] / _RANGE_SDS[n]
+    mid = median(values)
+    return mid - (mid - lo) * scale, mid + (hi - mid) * scale
 
 
 def relative_spread(values: Sequence[float]) -> float:
     """Half the 95% interval of the median, relative to the median (at least NOISE_FLOOR).
 
-    Up to five windows the interval is their range, scaled to what five windows of the same
-    noise would span: a verdict between a 3-window and a 5-window probe is no bolder for the
-    first's fewer windows."""
+    Up to five windows that interval is their range, read as five windows would spread
+    (``window_range``)."""
     if len(values) < 2:
         return NOISE_FLOOR
-    lo, hi = ci95_median(values)
     mid = median(values)
     if mid <= 0:
         return NOISE_FLOOR
-    scale = _RANGE_SDS[_RANGE_AS_OF] / _RANGE_SDS.get(len(values), _RANGE_SDS[_RANGE_AS_OF])
-    return max(NOISE_FLOOR, (hi - lo) / 2 / mid * scale)
+    lo, hi = window_range(values) if len(values) <= _RANGE_AS_OF else ci95_median(values)
+    return max(NOISE_FLOOR, (hi - lo) / 2 / mid)
 
 
 def clearly_better(new: Sequence[float], old: Sequence[float]) -> bool:

@@ -209,8 +209,8 @@ def others_early(
     every window but inside every probe's wall time: a validation pass of 0.89 s after each
     training epoch of 0.26 s made each probe of three 1.5 s windows take 24 s
     (docs/benchmarks.md, "Validation passes tuned before the search goes on"). Nothing
-    happens once the stage has run, before such a trial is measured, or where its probe saw
-    no epoch whole."""
+    happens once the stage has run, before such a trial is measured, where its probe saw no
+    epoch whole, or where a pass runs inside the training pass (mid-epoch validation)."""
     if state.load(study).others is not None:
         return
     trials = study.get_trials(deepcopy=False)
@@ -222,8 +222,13 @@ def others_early(
     # Only where that trial's own probe timed their passes whole: the stage's reference,
     # free; where it saw no epoch, the pick's probes may, and the stage waits for it.
     written = record_of(base).result
-    keys = {_key(p) for p in heavy_passes(written.epoch if written is not None else None)}
+    heavy = heavy_passes(written.epoch if written is not None else None)
+    # A pass inside the training pass is inside its windows too: tuned for later trials only,
+    # it would make them faster than the trials before by what it saved, not by their loader.
+    if not heavy or any(p.in_training for p in heavy):
+        return
+    keys = {_key(p) for p in heavy}
     seen = record_of(best).result
-    if not keys or seen is None or _pass_seconds(seen, keys) is None:
+    if seen is None or _pass_seconds(seen, keys) is None:
         return
     run_others_stage(study, probe, note, time_left, top, beside=best)

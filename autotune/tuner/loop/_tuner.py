@@ -231,7 +231,8 @@ class Tuner:
                 if reason is None and may_start:
                     if streak.exhausted(self.next_trial(space)):
                         reason = EXHAUSTED
-                    self._others(early=True)
+                    elif self._stop(space) is None:  # trials left to run them fast
+                        self._others(early=True)
                     continue
             if reason is None:
                 gate.wait()

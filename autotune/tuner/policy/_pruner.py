@@ -7,7 +7,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune.contract import NUM_WORKERS
 from autotune.state import compared_windows
-from autotune.tuner.evidence import NEAR, NOISE_FLOOR, load_noise, steady_load
+from autotune.tuner.evidence import NEAR, NOISE_FLOOR, load_noise, steady_load, window_range
 
 # One window far below the best is enough: a config at two thirds of the best is not one
 # noisy window away from winning, and its remaining windows cost as much as a good one's.
@@ -54,7 +54,7 @@ class WindowPruner(optuna.pruners.BasePruner):
         for t in trials:
             if t.state != TrialState.COMPLETE or not t.intermediate_values:
                 continue
-            low = min(compared_windows(t))
+            low = window_range(compared_windows(t))[0]  # as low as five windows would read
             if best_low is None or low > best_low:
                 best_low, best_workers = low, int(t.params.get(NUM_WORKERS) or 0)
         if best_low is None:

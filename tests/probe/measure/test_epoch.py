@@ -63,6 +63,21 @@ def test_a_pass_the_script_broke_out_of_ends_at_what_came_next() -> None:
     assert clock.figures().train_s == pytest.approx(1.5)
 
 
+def test_a_pass_inside_the_training_pass_says_so() -> None:
+    # Validation every so many steps (Lightning's val_check_interval=0.5): one pass at 1.0,
+    # while the training pass runs until 1.9, and one after it.
+    clock = EpochClock(epoch_batches=16)
+    clock.train_iter(0.0)
+    clock.train_first(0.5)
+    clock.other(_val(1.0, 1.05, 1.3))
+    clock.train_end(1.9)
+    clock.other(_val(2.0, 2.1, 3.0))
+    clock.train_iter(3.2)
+    clock.train_first(3.3)
+    assert [p.in_training for p in clock.figures().passes] == [True, False]
+    assert [p.in_training for p in _one_epoch().figures().passes] == [False]
+
+
 def test_no_epoch_end_seen_says_why_in_batches_and_seconds() -> None:
     clock = EpochClock(epoch_batches=10_000)
     clock.train_iter(0.0)

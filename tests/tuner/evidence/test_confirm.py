@@ -443,3 +443,21 @@ def test_only_a_workers_only_gain_past_the_wait_is_re_measured(
     rates = [r * gain for r in base.windows]
     plan = confirmation_plan([base, Candidate(1, leader, rates)], base, 2)
     assert plan.fresh is fresh, plan.why
+
+
+def test_the_wait_bound_takes_the_knee_along_and_skips_restarting_workers() -> None:
+    base = Candidate(0, LoaderConfig(), [1000, 1010, 1020], data_wait=0.02)
+    two = Candidate(1, LoaderConfig(num_workers=2), [1900, 1950, 2000])
+    eight = Candidate(2, LoaderConfig(num_workers=8), [2000, 2020, 2050])
+    plan = confirmation_plan([base, two, eight], base, 2)
+    assert plan.fresh and "waited for data" in plan.why
+    # The cheaper config near the leader is in the round: where the gain holds, the pick
+    # takes the cheapest that reaches it.
+    assert sorted(c.trial for c in plan.candidates) == [0, 1, 2]
+    # A script whose own workers restart every epoch pays that restart in its rate, not in
+    # its wait: persistent workers win it back, beyond what the wait alone says.
+    restarting = Candidate(
+        0, LoaderConfig(num_workers=2, persistent_workers=False), [1000, 1010, 1020], data_wait=0.02
+    )
+    persistent = Candidate(1, LoaderConfig(num_workers=2, persistent_workers=True), [2000] * 3)
+    assert "waited for data" not in confirmation_plan([restarting, persistent], restarting, 2).why

@@ -74,6 +74,28 @@ def test_the_eval_loaders_workers_climb_while_their_passes_get_faster() -> None:
     assert "not tuned" not in snippet
 
 
+def test_a_validation_pass_inside_the_training_pass_is_tuned_after_the_pick_only() -> None:
+    # Mid-epoch validation (val_check_interval below 1) runs inside the windows: tuned for the
+    # later trials alone, it would make them faster than the seed by what it saves. So the
+    # search runs it as written, and the stage comes after the pick, as before.
+    inside = _with_epoch()
+
+    def after(config: TrialConfig, result: ProbeResult) -> ProbeResult:
+        result = inside(config, result)
+        if result.epoch is None:
+            return result
+        passes = [replace(p, in_training=True) for p in result.epoch.passes]
+        return replace(result, epoch=replace(result.epoch, passes=passes))
+
+    runner = FakeRunner(load_s=0.1, compute_s=0.01, after=after)
+    tuner = make(runner, trials=4, patience=10)
+    tuner.run()
+    trials = len(tuner.study.trials)
+    assert all(c.others is None for c in runner.calls[:trials])  # the search as written
+    others = state.load(tuner.study).others
+    assert others is not None and others.config is not None  # tuned once the pick was
+
+
 def test_an_iterable_eval_loader_whose_workers_split_its_stream_is_tuned_in_probes() -> None:
     runner = FakeRunner(load_s=0.1, compute_s=0.01, after=_with_epoch(iterable=True))
     tuner = make(runner, trials=4, patience=10)
