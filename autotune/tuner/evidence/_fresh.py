@@ -31,6 +31,7 @@ from autotune.tuner.evidence._candidates import (
     measure,
 )
 from autotune.tuner.evidence._ceiling import changes_step
+from autotune.tuner.evidence._diagnosis import INPUT_BOUND_WAIT
 from autotune.tuner.evidence._load import alike, load_of, no_lighter
 from autotune.tuner.evidence._noise import ci95_median, median
 from autotune.tuner.evidence._pick import cheapest_near, choose, threads_alone
@@ -101,16 +102,19 @@ def wait_plan(
     leader: Candidate, measured: list[Candidate], base: Candidate | None, margin: float
 ) -> Plan | None:
     """A fresh, interleaved re-measure of the leader and the script as written when the
-    leader leaves the script's step as it is (``changes_step``: its workers' count, queue
-    depth and persistence alone) and beats the script by more than its wait for data could
-    give back: a script that waited in the loader a share w of its time runs at most
-    1 / (1 - w) times faster once loading costs nothing, since the rest is its step (the
-    compute ceiling's own check reads the baseline so: ``_ceiling.ceiling_suspect``). A gain
-    beyond that and the noise is the machine moving between the two probes: 2 workers of a
-    model-bound script that waited 2 % of its time read 1.31x in one search of five
-    (docs/benchmarks.md, "A gain the wait cannot give").
-    Rounds taken turn about then see the same machine; a gain that holds in them stands
-    (workers that crowded the step's cores, fewer now, can give more than the wait)."""
+    script is model-bound (it waited for data less than ``INPUT_BOUND_WAIT`` of its time),
+    the leader leaves its step as it is (``changes_step``: its workers' count, queue depth
+    and persistence alone) and beats it by more than its wait could give back: a script that
+    waited in the loader a share w of its time runs about 1 / (1 - w) times faster once
+    loading costs nothing, the rest being its step. A gain beyond that and the noise is the
+    machine moving between the two probes, or a step that ran slower with loading in its
+    own thread: 2 workers of a model-bound script that waited 2 % of its time read 1.31x in
+    one search of five, and 1.16x in another, re-measured 0.97x (docs/benchmarks.md, "A gain
+    the wait cannot give"). Rounds taken turn about tell which; a gain that holds in them
+    stands. Not for loading-bound scripts: there the step itself ran 3x faster once loading
+    left its thread (a tutorial CNN whose samples slept 2 ms: 14.7 ms a step with none, 4.5
+    with 47 workers), so the bound says nothing, and a re-measure costs a search's worth of
+    probes to confirm a gain of 10x."""
     if base is None or base.data_wait is None or not base.windows or not leader.windows:
         return None
     config = leader.config.merged_over(base.config)  # what it left unsaid is the script's own
@@ -120,7 +124,9 @@ def wait_plan(
         # Its rate carries each epoch's restart of its workers (``charge_per_epoch``), which
         # its wait inside the windows leaves out: persistent workers win that back too.
         return None
-    wait = min(max(base.data_wait, 0.0), 0.99)
+    wait = max(base.data_wait, 0.0)
+    if wait >= INPUT_BOUND_WAIT:
+        return None
     most = 1 / (1 - wait)
     gain = median(leader.windows) / median(base.windows)
     if gain <= most * (1 + margin):
@@ -132,8 +138,8 @@ def wait_plan(
     why = (
         f"#{leader.trial} ran {gain:.2f}x the script as written, which waited for data "
         f"{wait:.0%} of its time: settings of its workers alone can give back at most "
-        f"{most:.2f}x, so the gap is the machine moving between probes. {names} re-measured "
-        "afresh, interleaved, twice each"
+        f"{most:.2f}x, so the machine moved between the probes or the step ran slower beside "
+        f"its loading. {names} re-measured afresh, interleaved, twice each"
     )
     return Plan(chosen, base, True, False, why, margin, fresh=True)
 
