@@ -39,6 +39,7 @@ from autotune.probe.measure._fit import (
 from autotune.probe.measure._windows import (
     EPOCH_WINDOW_SPAN,
     closes_on_time_or_turn,
+    epoch_fits,
     stalled_at_epoch_start,
     whole_epoch_windows,
     window_rate,
@@ -253,17 +254,12 @@ class Meter:
 
     def _short_epochs(self, now: float) -> bool:
         """Whether an epoch, at the warm-up's best rate, fits the span a probe can measure."""
-        if not self.epoch_batches or not self.batches or self.first_batch_at is None:
+        if not self.batches or self.first_batch_at is None:
             return False
-        s = self.settings
-        rate = self._sub_best  # samples/s of the best warm-up sub-window
-        if not rate:
-            elapsed = now - self.first_batch_at
-            rate = self.samples / elapsed if elapsed > 0 else None
-        if not rate:
-            return False
-        epoch_s = self.epoch_batches * (self.samples / self.batches) / rate
-        return epoch_s <= EPOCH_WINDOW_SPAN * s.windows * self.window_s
+        elapsed = now - self.first_batch_at
+        rate = self._sub_best or (self.samples / elapsed if elapsed > 0 else None)
+        span = EPOCH_WINDOW_SPAN * self.settings.windows * self.window_s
+        return epoch_fits(self.epoch_batches, self.samples / self.batches, rate, span)
 
     def _start_measuring(self, t1: float | None = None) -> None:  # t1: a cut warm-up's last
         self._sync()
@@ -297,10 +293,7 @@ class Meter:
         self._held.append(rate)
         settled = self._epoch_stall_settled()
         if settled:
-            first = len(self.windows) - len(self._held)
-            for i, held in enumerate(self._held):
-                self._on_window(first + i, held)
-            self._held.clear()
+            self._flush_held()
         enough = self.settings.enough(self.windows) or len(self.windows) >= self._whole_epochs
         if settled and (enough or out_of_time(self._deadline, self.windows, now, self.window_s)):
             self.measuring = False
@@ -359,22 +352,29 @@ class Meter:
         self._epochs_decided = True
         return True
 
+    def _flush_held(self) -> None:
+        """The windows held back (``_epoch_stall_settled``) stand: to the progress file."""
+        first = len(self.windows) - len(self._held)
+        for i, held in enumerate(self._held):
+            self._on_window(first + i, held)
+        self._held.clear()
+
     def close_partial(self) -> bool:
         """The script ended inside a window: keep that window if it is a clean one (steady,
-        long enough to time). Returns whether a window was added."""
-        if not self.measuring or self.epoch_windows or self._last_t is None:
+        long enough to time), and write the ones held for an epoch start that cannot come now
+        (unwritten, a fast config's one window left its trial unusable). Whether one was added."""
+        if not self.measuring or self._last_t is None:
             return False
         elapsed = self._last_t - self._window_start
-        if self._window_batches < self.settings.min_batches_per_window or elapsed < (
-            self.window_s / 4
-        ):
+        small = self._window_batches < self.settings.min_batches_per_window
+        if self.epoch_windows or small or elapsed < self.window_s / 4:
+            self._flush_held()
             return False
         self.windows.append(self._finished(self._window_samples, self._window_batches, elapsed))
         self.interference.append(self._outside_cpu())
         self._window_starts.append(self._starts_in_window)
-        for i, held in enumerate([*self._held, self.windows[-1]]):
-            self._on_window(len(self.windows) - len(self._held) - 1 + i, held)
-        self._held.clear()
+        self._held.append(self.windows[-1])
+        self._flush_held()
         self.measure_end = self._last_t
         self.measuring = False
         return True

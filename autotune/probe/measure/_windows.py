@@ -46,6 +46,16 @@ BURST_CAP = 8.0
 EPOCH_SPREAD = 0.3
 
 
+def epoch_fits(
+    epoch_batches: int | None, batch_samples: float, rate: float | None, span_s: float
+) -> bool:
+    """Whether an epoch of ``epoch_batches`` batches of ``batch_samples`` at ``rate``
+    samples/s lasts at most ``span_s``: short enough for windows of whole epochs."""
+    if not epoch_batches or not rate:
+        return False
+    return epoch_batches * batch_samples / rate <= span_s
+
+
 def closes_on_time_or_turn(
     *, elapsed: float, window_s: float, batches: int, workers: int, waited: float
 ) -> bool:

@@ -247,6 +247,33 @@ def test_an_epoch_s_last_batches_beside_the_next_start_are_no_window(monkeypatch
     assert streamed and all(abs(w - long_run) < 0.05 * long_run for w in streamed), streamed
 
 
+def test_a_window_held_for_an_epoch_start_is_written_when_the_script_ends(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Short epochs (100 batches, 1 s): a window waits for one holding an epoch start before
+    # it is written. The script ends a few batches after the first window, too few for a
+    # window of their own: that window is the probe's measurement, and the runner must be told
+    # (it judged a fast config's only window unusable when it was not).
+    settings = ProbeSettings(
+        warmup_batches=2, warmup_s=0.0, window_s=0.3, windows=3, min_batches_per_window=2
+    )
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
+    streamed: list[tuple[int, float]] = []
+    meter = Meter(settings, on_window=lambda i, v: streamed.append((i, v)))
+    meter.epoch_batches = 100
+    meter.iter_started(0.0)
+    closed_at = None
+    for i in range(90):
+        now[0] += 0.01
+        meter.record(now[0] - 0.005, now[0], 4)
+        if closed_at is None and meter.windows:
+            closed_at = i
+        if closed_at is not None and i == closed_at + 3:
+            break
+    assert len(meter.windows) == 1 and streamed == []  # held: no epoch start in it yet
+    meter.close_partial()
+    assert streamed == [(0, meter.windows[0])]
+
+
 def test_long_epochs_keep_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     meter = _bursty(monkeypatch, epoch_batches=100_000)
     assert meter.epoch_windows is False
