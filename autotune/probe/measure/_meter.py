@@ -107,10 +107,9 @@ class Meter:
         self._waiting_at_start: int | None = None
         # Batches per epoch of the measured iterator, when it has a length.
         self.epoch_batches: int | None = None
-        # Short epochs: decided when measuring starts (the warm-up's rate).
-        self.short_epochs = False
-        # Windows of whole epochs instead of window_s: after a window with a costly start.
-        self.epoch_windows = False
+        # Short epochs: decided when measuring starts (the warm-up's rate); windows of whole
+        # epochs instead of window_s (``epoch_windows``): after a window with a costly start.
+        self.short_epochs, self.epoch_windows = False, False
         self._starts_in_window = 0
         self._window_starts: list[int] = []  # epoch starts per closed window
         self._held: list[float] = []  # windows not yet written to the progress file
@@ -125,13 +124,9 @@ class Meter:
         self._mark: tuple[float, int, int] | None = None
         self._last_batch_t: float | None = None
         self._sub_start: float | None = None
-        self._sub_samples = 0
-        self._sub_batches = 0
+        self._sub_samples, self._sub_batches, self._calm = 0, 0, 0
         self._sub_best: float | None = None
-        self._calm = 0
-        self._window_start = 0.0
-        self._window_samples = 0
-        self._window_batches = 0
+        self._window_start, self._window_samples, self._window_batches = 0.0, 0, 0
         self._window_wait = 0.0
         self.on_measure_start: Callable[[], None] = lambda: None
         self.on_measure_end: Callable[[], None] = lambda: None
@@ -141,11 +136,16 @@ class Meter:
         if self.started_at is None:
             self.started_at = t
         ended, self._ended_at = self._ended_at, None
-        if ended is not None and self.measuring and t > ended:
-            # Between the training pass's end and the next one's start the script did its
-            # own work (validation, checkpoints) at settings no trial changes: no window holds
-            # it, or a window over an epoch end would not compare with one inside an epoch.
-            gap = t - ended
+        if ended is None or t <= ended:
+            return
+        # Between the training pass's end and the next one's start the script did its own
+        # work (validation, checkpoints) at settings no trial changes: no window holds it, or
+        # one over an epoch end would not compare with one inside an epoch; nor does a warm-up
+        # sub-window, or those over a pass read slow whatever the ramp and "calm" ended it.
+        gap = t - ended
+        if not self.measuring and self._sub_start is not None:
+            self._sub_start += gap
+        elif self.measuring:
             self.outside_s += gap
             self._window_start += gap
             if self._last_t is not None:

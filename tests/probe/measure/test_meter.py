@@ -274,6 +274,35 @@ def test_a_window_held_for_an_epoch_start_is_written_when_the_script_ends(monkey
     assert streamed == [(0, meter.windows[0])]
 
 
+def test_a_validation_pass_between_epochs_is_in_no_warm_up_sub_window(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Workers ramping up over the first epochs (30, then 20, then 10 ms a batch), 30 batches
+    # an epoch and a 1 s validation pass after each; a sub-window holds a turn of 25 workers.
+    # Over the passes, sub-windows read slow whatever the ramp, so two of them in a row
+    # "calm" ended the warm-up inside it; of training time only, they see it rise.
+    settings = ProbeSettings(
+        warmup_batches=2, warmup_s=0.0, window_s=0.6, windows=3, min_batches_per_window=12
+    )
+    now = [0.0]
+    monkeypatch.setattr("autotune.probe.measure._meter.perf_counter", lambda: now[0])
+    meter = Meter(settings)
+    meter.epoch_batches = 30
+    meter.workers = 25
+    started_in = None
+    for epoch in range(12):
+        meter.iter_started(now[0])
+        for _ in range(30):
+            now[0] += (0.03, 0.02)[epoch] if epoch < 2 else 0.01
+            meter.record(now[0] - 0.005, now[0], 4)
+            if meter.measuring and started_in is None:
+                started_in = epoch
+        meter.epoch_ended(now[0])
+        now[0] += 1.0  # the script's validation pass
+        if started_in is not None:
+            break
+    assert meter.steady_state is True
+    assert started_in is not None and started_in >= 3, started_in
+
+
 def test_long_epochs_keep_time_windows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     meter = _bursty(monkeypatch, epoch_batches=100_000)
     assert meter.epoch_windows is False
