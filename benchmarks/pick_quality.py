@@ -15,7 +15,7 @@ the grid's best) and ``pick_workers_vs_knee`` (the pick's worker count against i
 less is the issue's bar), and the stated speedup against the long runs' own.
 
     python benchmarks/pick_quality.py [--long-s 8] [--rounds 2] [--out docs/pick-quality.json]
-        [--workloads io_bound,model_bound,cpu_bound,slots,lightning,fastai]
+        [--workloads io_bound,model_bound,cpu_bound,longtail_io,slots,lightning,fastai]
 """
 
 from __future__ import annotations
@@ -51,6 +51,12 @@ WORKLOADS: dict[str, tuple[Path, tuple[str, ...], tuple[int, ...]]] = {
         (0, 1, 2, 4),
     ),
     "cpu_bound": (ROOT / "examples/cpu_bound.py", ("--epochs", "100000"), (0, 1, 2, 3, 4, 8)),
+    # Issue 49's long tail: 2 % of reads stall for 50 ms.
+    "longtail_io": (
+        ROOT / "examples/longtail_io.py",
+        ("--epochs", "100000"),
+        (0, 8, 16, 32, 64, 96, 128),
+    ),
     # Storage that serves 4 requests at once: the rate stops growing at 4 workers.
     "slots": (
         ROOT / "tests/scripts/limited_store.py",
