@@ -23,10 +23,14 @@ from autotune.hardware import job_cores
 from autotune.probe.measure._meter import Meter
 from autotune.probe.measure._samples import count_samples, map_tensors
 
-# Samples cached from the dataset: at most this many, and at most this long to read them
-# (the dataset may be slow: that is why the script is being tuned).
+# Samples cached from the dataset: at most this many, and at most this long to read them once
+# a batch is read (the dataset may be slow: that is why the script is being tuned).
 CACHE_SAMPLES = 256
-CACHE_BUDGET_S = 3.0
+CACHE_BUDGET_S = 1.0
+# Each drain's windows and least warm-up, as shares of the probe's own: free samples give
+# steady, high rates, thousands of batches a second (docs/benchmarks.md, "The baseline's
+# ceilings, shorter").
+DRAIN_SHARE = 1 / 8
 # Each transport measurement stops here even if its windows are not done.
 MEASURE_CAP_S = 15.0
 
@@ -138,10 +142,14 @@ def _loader(it: Any, cached: Dataset[Any], workers: int) -> DataLoader[Any]:
 
 
 def _drain(loader: DataLoader[Any], settings: ProbeSettings) -> float | None:
-    # Free samples give steady, high rates: three quarter-length windows after a short
-    # warm-up are enough (two when they agree and the settings allow it).
+    # Three short windows after a short warm-up (two when they agree and the settings allow).
     meter = Meter(
-        replace(settings, windows=3, window_s=settings.window_s / 4, warmup_s=settings.warmup_s / 4)
+        replace(
+            settings,
+            windows=3,
+            window_s=settings.window_s * DRAIN_SHARE,
+            warmup_s=settings.warmup_s * DRAIN_SHARE,
+        )
     )
     meter.workers = loader.num_workers
     start = perf_counter()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 import torch
 
 from autotune.contract import ProbeSettings
+from autotune.probe.loader import _iterators
 from autotune.probe.loader._iterators import (
     EndedIterator,
     ReplayIterator,
@@ -24,6 +27,27 @@ def test_replay_serves_cached_batches_forever() -> None:
     source = iter([1, 2, 3])
     replay = ReplayIterator(source, 2)
     assert [next(replay) for _ in range(6)] == [1, 2, 1, 2, 1, 2]
+
+
+def test_replay_of_a_slow_loader_caches_fewer_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each batch takes longer than the fill allows: the least batches are cached, then replayed.
+    monkeypatch.setattr(_iterators, "REPLAY_FILL_S", 0.0)
+    loaded: list[int] = []
+
+    def slow() -> Iterator[int]:
+        for i in range(100):
+            loaded.append(i)
+            yield i
+
+    replay = ReplayIterator(slow(), 8)
+    least = _iterators.REPLAY_LEAST
+    served = [next(replay) for _ in range(3 * least)]
+    assert served == list(range(least)) * 3 and len(loaded) == least
+
+
+def test_replay_of_a_fast_loader_caches_every_batch_asked_for() -> None:
+    replay = ReplayIterator(iter(range(100)), 8)  # eight list reads: far inside the fill time
+    assert [next(replay) for _ in range(16)] == list(range(8)) * 2
 
 
 def test_the_timed_iterator_ends_the_script_once_its_meter_is_done() -> None:
