@@ -32,6 +32,7 @@ from autotune.tuner.evidence._load import (
     comparable_baseline,
     load_noise,
     may_lead,
+    measured_quiet,
     steady_load,
     under_load,
 )
@@ -39,6 +40,7 @@ from autotune.tuner.evidence._noise import (
     NOISE_FLOOR,
     clearly_better,
     median,
+    relative_spread,
     sustained,
     window_range,
 )
@@ -94,6 +96,7 @@ __all__ = [
     "loader_cpu_per_s",
     "may_lead",
     "measure_ceiling",
+    "measured_quiet",
     "median",
     "most_workers",
     "near",
@@ -102,6 +105,7 @@ __all__ = [
     "reaches",
     "recommended_trial",
     "record_from_baseline",
+    "relative_spread",
     "shard_bound",
     "short_script_verdict",
     "steady_load",

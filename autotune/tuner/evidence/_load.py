@@ -80,6 +80,11 @@ def load_of(windows: Windows) -> Load:
     return Load("loaded" if share >= LOADED_SHARE else "changing", cores, windows.cpu_count)
 
 
+def measured_quiet(trial: FrozenTrial) -> bool:
+    """Whether a trial was measured with no other process's load (or with no reading of it)."""
+    return load_of(of_trial(trial)).kind in ("quiet", "unread")
+
+
 def alike(a: Windows, b: Windows) -> bool:
     """Two runs measured under the same load, so that their ratio means something: both
     quiet, or both loaded. How many cores the other process got is not compared: it follows

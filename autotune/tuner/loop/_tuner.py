@@ -317,6 +317,7 @@ class Tuner:
             bound=None if space.batch_sizes else self._bound,
             searched_around_best=searched_around_best(self.study, capped(self.study, space)),
             knee_open=knee_open(self.study),
+            step_fixed=not (space.cuda or space.batch_sizes or space.threads),
         )
 
     def _bound(self, workers: int) -> tuple[list[float], str]:

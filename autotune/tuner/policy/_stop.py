@@ -6,12 +6,14 @@ from collections.abc import Callable, Sequence
 
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune.state import compared_windows, counted, role, usable
+from autotune.state import baseline_of, compared_windows, counted, record_of, role, usable
 from autotune.tuner.evidence import (
     clearly_better,
     load_noise,
+    measured_quiet,
     median,
     near_ceiling,
+    relative_spread,
     steady_load,
     step_changed,
     trial_config,
@@ -35,6 +37,7 @@ def stop_reason(
     bound: Bound | None = None,
     searched_around_best: bool = False,
     knee_open: bool = False,
+    step_fixed: bool = False,
 ) -> str | None:
     """A reason to stop now, or None to go on.
 
@@ -52,7 +55,11 @@ def stop_reason(
     ``knee_open``: the climb still has a count below the best to measure on its way down to
     the knee; no such count can be a gain, so neither patience nor the ceiling ends the
     search before it (the recommendation is the cheapest count that reaches the best).
+    ``step_fixed``: no setting in the search space changes the step (no CUDA, batch sizes or
+    torch threads), so ``wait_bound`` may end it.
     """
+    if step_fixed and (reason := wait_bound(trials)) is not None:
+        return reason
     best: list[float] = []
     best_trial: FrozenTrial | None = None
     since_gain = 0
@@ -119,6 +126,39 @@ def stop_reason(
     if since_gain >= patience:
         return f"{since_gain} trials in a row brought no gain beyond noise"
     return None
+
+
+def wait_bound(trials: Sequence[FrozenTrial]) -> str | None:
+    """Why no probe after the baseline can change the answer, or None.
+
+    A setting that leaves the step as it is (the workers, their queue, persistence) can at
+    best hide the time the script waits for data: the script as written, waiting a share w
+    of its time, runs at most 1 / (1 - w) faster so. Where it loads in its main process (no
+    workers of its own whose cores the step could get back) on a quiet machine, and that
+    gain is within the noise of its own windows, no such setting can be recommended
+    (``clearly_faster`` asks more than that noise), and with the step fixed (the caller's
+    ``step_fixed``, and nothing queued that changes it) every probe after the baseline would
+    be spent on an answer known now: the script's own settings. Measured on the model-bound
+    example: docs/benchmarks.md, "A model-bound script answered from its baseline"."""
+    base = baseline_of(trials)
+    if base is None or not usable(base) or not measured_quiet(base):
+        return None
+    if record_of(base).script_config.num_workers:
+        return None
+    if any(step_changed(t) for t in trials if t.state == TrialState.WAITING):
+        return None
+    wait, windows = wait_fraction(base), compared_windows(base)
+    if wait is None or not windows or not 0 <= wait < 1:
+        return None
+    gain, noise = 1 / (1 - wait) - 1, relative_spread(windows)
+    if gain > noise:
+        return None
+    return (
+        f"the script as written waits for data {wait:.0%} of its time, loading in its main "
+        f"process on a quiet machine: a loader setting can gain at most {gain:.1%} by hiding "
+        f"that wait, within the noise of its own windows ({noise:.0%}), and none in this "
+        "search changes the step"
+    )
 
 
 class DuplicateStreak:

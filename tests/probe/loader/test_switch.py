@@ -17,6 +17,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset, IterableDataset, RandomSampler
 
 from autotune.probe.loader._switch import Settings, SwitchableLoader
+from tests.conftest import as_foreground
 
 Switches = dict[tuple[int, int], Settings]  # (epoch, after batch; -1: before the epoch)
 
@@ -357,6 +358,7 @@ def test_ctrl_c_while_a_switch_forks_its_workers_reaches_the_training(beside: li
         capture_output=True,
         text=True,
         timeout=120,
+        preexec_fn=as_foreground,  # a suite started in the background ignores SIGINT
     )
     # As Python ends on an uncaught KeyboardInterrupt: status 130 (death by SIGINT) or 1.
     assert proc.stdout.startswith("interrupted after 2"), (proc.stdout, proc.stderr)
@@ -374,12 +376,18 @@ class SigintHandlers(Dataset[bool]):
 
 
 def test_workers_a_switch_forks_keep_the_script_s_sigint_handler() -> None:
-    # Held only while they fork: each worker then has Ctrl-C as the script's workers would.
-    wrapped = SwitchableLoader(DataLoader(SigintHandlers(), batch_size=4))
-    seen: list[bool] = []
-    for i, batch in enumerate(wrapped):
-        seen += batch.tolist()
-        if i == 0:
-            wrapped.switch({"num_workers": 2})
-    assert seen == [True] * 16
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # Python's own handler, as a script started from a terminal has it (a suite started in
+    # the background inherits SIGINT ignored); the previous one is put back after.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        # Held only while they fork: each worker then has Ctrl-C as the script's workers would.
+        wrapped = SwitchableLoader(DataLoader(SigintHandlers(), batch_size=4))
+        seen: list[bool] = []
+        for i, batch in enumerate(wrapped):
+            seen += batch.tolist()
+            if i == 0:
+                wrapped.switch({"num_workers": 2})
+        assert seen == [True] * 16
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -78,8 +78,23 @@ def test_io_bound_search_finds_many_workers_and_a_big_speedup() -> None:
     assert outcome.stop_reason
 
 
-def test_model_bound_stops_near_the_ceiling_without_pretending() -> None:
+def test_a_model_bound_script_loading_in_its_main_process_is_answered_from_its_baseline() -> None:
+    # 1 % of the step waits for data: hiding it gains 1 %, which no pick can resolve.
     runner = FakeRunner(load_s=0.0005, compute_s=0.05)
+    tuner = make(runner, trials=12)
+    outcome = tuner.run()
+    summary = summarize(tuner.study, "mem").to_dict()
+    assert "waits for data 1% of its time" in outcome.stop_reason, outcome.stop_reason
+    assert len(runner.calls) == 1 and summary["trials"]["complete"] == 1
+    assert summary["speedup"] == 1.0 and summary["recommended"]["trial"] == 0
+    assert summary["diagnosis"]["bottleneck"] == "model"
+
+
+def test_model_bound_stops_near_the_ceiling_without_pretending() -> None:
+    # Workers of its own as written: fewer could give the step its cores back, so the
+    # search measures on, and the ceiling ends it.
+    script = LoaderConfig(num_workers=2, prefetch_factor=2, persistent_workers=False)
+    runner = FakeRunner(load_s=0.0005, compute_s=0.05, script=script)
     tuner = make(runner, trials=12)
     outcome = tuner.run()
     summary = summarize(tuner.study, "mem").to_dict()
@@ -305,7 +320,9 @@ def test_a_pruned_trial_keeps_the_settings_it_was_asked_to_run() -> None:
 
 
 def test_the_script_as_written_asked_for_again_is_the_baseline_not_a_probe() -> None:
-    runner = FakeRunner(load_s=0.001, compute_s=0.05)  # no input bottleneck: nothing seeded
+    # No input bottleneck (nothing seeded), and a wait past what a search ends at its
+    # baseline for: 8 % of the step.
+    runner = FakeRunner(load_s=0.004, compute_s=0.05)
     tuner = make(runner, trials=6, patience=10, ceiling=False)
     # A sampler that only ever proposes the script's own worker count (0).
     tuner.study.sampler = optuna.samplers.PartialFixedSampler(
@@ -554,17 +571,18 @@ def test_threads_chosen_beside_a_load_that_then_went_are_not_the_answer() -> Non
 
 
 def test_a_model_bound_baseline_of_a_slow_minute_gets_no_speedup_from_workers() -> None:
-    # Loading is 1 % of the step; the script as written was probed in a slow minute no
-    # reading shows (another guest of the host: 0 cores outside), every later probe not.
-    # Workers then read 1.4x, which a 1 % wait cannot give: re-measured interleaved with
-    # the script, the gain is gone and the script's own settings stay.
+    # Loading is 6 % of the step (past the 3 % that ends a search at its baseline); the
+    # script as written was probed in a slow minute no reading shows (another guest of the
+    # host: 0 cores outside), every later probe not. Workers then read 1.4x, which a 6 %
+    # wait cannot give: re-measured interleaved with the script, what is left is what the
+    # wait gives, 1 / (1 - 0.057) = 1.06x at most.
     seen: list[TrialConfig] = []
 
     def load(config: TrialConfig) -> tuple[float, float | None]:
         seen.append(config)
         return (1.4, 0.0) if len(seen) == 1 else (1.0, 0.0)
 
-    runner = FakeRunner(load_s=0.0001, compute_s=0.01, noise=0.01, load=load)
+    runner = FakeRunner(load_s=0.0006, compute_s=0.01, noise=0.01, load=load)
     tuner = make(runner, trials=4, patience=10, ceiling=False)
     tuner.run()
     confirmation = state.load(tuner.study).confirmation
@@ -572,8 +590,7 @@ def test_a_model_bound_baseline_of_a_slow_minute_gets_no_speedup_from_workers() 
     assert confirmation.why is not None and "waited for data" in confirmation.why
     answer = summarize(tuner.study, "mem")
     assert answer.recommended is not None and answer.baseline is not None
-    assert not answer.recommended.config.num_workers, answer.choice
-    assert answer.speedup is None or answer.speedup < 1.1, answer
+    assert answer.speedup is None or answer.speedup < 1.08, answer
 
 
 def test_a_probe_that_may_lead_and_every_re_measure_measure_every_window() -> None:
@@ -593,7 +610,9 @@ def test_a_probe_that_may_lead_and_every_re_measure_measure_every_window() -> No
 
 def test_every_re_measure_of_confirmation_measures_every_window() -> None:
     # Loading costs 1 % of the step: the leader is within noise of the script, re-measured.
-    runner = FakeRunner(load_s=0.0005, compute_s=0.05, noise=0.03)
+    # One worker as written, so that the search goes on past its baseline (``wait_bound``).
+    script = LoaderConfig(num_workers=1, prefetch_factor=2, persistent_workers=False)
+    runner = FakeRunner(load_s=0.0005, compute_s=0.05, noise=0.03, script=script)
     tuner = make(runner, trials=6, ceiling=False, min_windows=2)
     tuner.run()
     confirmation = state.load(tuner.study).confirmation

@@ -148,3 +148,59 @@ def test_a_best_above_a_noisy_ceiling_within_its_noise_is_said_to_reach_it() -> 
     said = stop_reason(trials, [95.0, 100.0, 105.0], patience=5) or ""
     assert "reaches the compute ceiling (106% of it" in said, said
     assert "runs at 106%" not in said
+
+
+def baseline(
+    windows: list[float], *, wait: float, workers: int = 0, outside: float | None = None
+) -> optuna.trial.FrozenTrial:
+    """The script as written, loading in ``workers`` workers, beside ``outside`` cores of
+    another process's load (None: no reading)."""
+    result = ProbeResult(
+        status="ok",
+        samples_per_s=sorted(windows)[len(windows) // 2],
+        windows=windows,
+        data_wait_fraction=wait,
+        interference_cores=[] if outside is None else [outside] * len(windows),
+        cpu_count=None if outside is None else 2,
+        script_config=LoaderConfig(num_workers=workers),
+    )
+    record = TrialRecord(
+        role="baseline",
+        status="ok",
+        result=result,
+        config=LoaderConfig(num_workers=workers),
+        script_config=LoaderConfig(num_workers=workers),
+    )
+    t = new_trial(
+        record, TrialState.COMPLETE, result.samples_per_s, {}, {}, dict(enumerate(windows))
+    )
+    t.number = 0
+    return t
+
+
+def test_a_wait_within_the_noise_ends_the_search_at_the_baseline() -> None:
+    # 2 % of the time waiting: hiding it gains 2 %, inside the 3 % no pick can resolve.
+    quiet = [baseline([1990.0, 2000.0, 2010.0], wait=0.02, outside=0.0)]
+    reason = stop_reason(quiet, None, patience=5, step_fixed=True) or ""
+    assert "waits for data 2% of its time" in reason and "at most 2.0%" in reason
+    # The rule is the step's: where the space may change it, the search goes on.
+    assert stop_reason(quiet, None, patience=5) is None
+
+
+def test_the_wait_bound_holds_only_for_a_quiet_main_process_loader_with_the_step_fixed() -> None:
+    windows = [1990.0, 2000.0, 2010.0]
+    waits_more = [baseline(windows, wait=0.08, outside=0.0)]  # 8.7 % to gain: measure it
+    assert stop_reason(waits_more, None, patience=5, step_fixed=True) is None
+    # Workers of its own take cores from the step: fewer may be faster than the wait says.
+    with_workers = [baseline(windows, wait=0.02, workers=4, outside=0.0)]
+    assert stop_reason(with_workers, None, patience=5, step_fixed=True) is None
+    # Another process on a core: the threads' question is open, whatever the wait.
+    loaded = [baseline(windows, wait=0.02, outside=1.0)]
+    assert stop_reason(loaded, None, patience=5, step_fixed=True) is None
+    # A guess queued that changes the step (torch's threads) is measured first.
+    quiet = baseline(windows, wait=0.02, outside=0.0)
+    threads = waiting(1, {"num_workers": 0, "threads": 1})
+    assert stop_reason([quiet, threads], None, patience=5, step_fixed=True) is None
+    # Noisy windows widen what no pick can resolve: a 5 % wait inside a 12 % spread ends it.
+    noisy = [baseline([1800.0, 2000.0, 2200.0], wait=0.05, outside=0.0)]
+    assert "at most 5.3%" in (stop_reason(noisy, None, patience=5, step_fixed=True) or "")
