@@ -115,7 +115,7 @@ def stop_reason(
     # and patience spent on them would read as if the search had wandered.
     if searched_around_best and best_trial is not None and role(best_trial) != "baseline":
         return (
-            f"every neighbour of the best (#{best_trial.number}) that could gain is measured, "
+            f"every neighbour of the fastest (#{best_trial.number}) that could gain is measured, "
             "and the counts below it down to the knee: none brought a gain beyond noise"
         )
     if since_gain >= patience and noise is not None:

@@ -85,11 +85,11 @@ def test_once_every_neighbour_of_the_best_is_measured_the_search_stops() -> None
     trials = [trial(0, [100.0] * 3, role="baseline"), trial(1, [200.0] * 3)]
     assert stop_reason(trials, None, patience=2) is None
     reason = stop_reason(trials, None, patience=2, searched_around_best=True) or ""
-    assert "neighbour of the best (#1)" in reason
+    assert "neighbour of the fastest (#1)" in reason
     # Patience spent on the way down to the knee is not the reason: the line search ended.
     down = [*trials, trial(2, [150.0] * 3), trial(3, [120.0] * 3)]
     reason = stop_reason(down, None, patience=2, searched_around_best=True) or ""
-    assert "neighbour of the best (#1)" in reason and "knee" in reason
+    assert "neighbour of the fastest (#1)" in reason and "knee" in reason
     assert "in a row" in (stop_reason(down, None, patience=2) or "")
     # The script as written in the lead: no line was searched, patience decides.
     flat = [trial(0, [100.0] * 3, role="baseline"), trial(1, [101.0, 99.0, 100.0])]
