@@ -300,8 +300,7 @@ class Tuner:
             self.reporter.note(f"  {seed.note()}")
 
     def _stop(self, space: SearchSpace) -> str | None:
-        trials = self._trials()
-        if len(counted(trials)) >= self.options.trials:
+        if len(counted(trials := self._trials())) >= self.options.trials:
             return f"reached --trials {self.options.trials}"
         if not self._clock.has_time():
             return self._clock.said()
@@ -317,7 +316,7 @@ class Tuner:
             bound=None if space.batch_sizes else self._bound,
             searched_around_best=searched_around_best(self.study, capped(self.study, space)),
             knee_open=knee_open(self.study),
-            step_fixed=not (space.cuda or space.batch_sizes or space.threads),
+            step_fixed=space.step_fixed,
         )
 
     def _bound(self, workers: int) -> tuple[list[float], str]:

@@ -56,6 +56,11 @@ class SearchSpace:
             sizes = tuple(sorted({max(1, b // 4), max(1, b // 2), b, b * 2, b * 4}))
         return cls(max_workers=top, cuda=cuda, batch_sizes=sizes, threads=threads)
 
+    @property
+    def step_fixed(self) -> bool:
+        """No setting in this space changes the step: no device, copies, batch size or threads."""
+        return not (self.cuda or self.batch_sizes or self.threads)
+
     def suggest(self, trial: optuna.Trial) -> LoaderConfig:
         workers = trial.suggest_int(NUM_WORKERS, 0, self.max_workers)
         prefetch = persistent = None
