@@ -97,6 +97,9 @@ class Confirmation:
     # Why the winner is not the fastest measured: a cheaper config reaches it (the knee), or
     # nothing was clearly faster than the script as written, whose settings then stay.
     choice: str | None = None
+    # The script as written measured in two processes, where one is one draw of its rate:
+    # what each read, and the figure the speedup is over (``evidence/_draws.py``).
+    draws: str | None = None
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Confirmation:

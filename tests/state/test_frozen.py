@@ -157,6 +157,7 @@ def test_every_stored_value_loads_typed_and_saves_unchanged(
             "fresh": False,
             "incomparable": None,
             "choice": None,
+            "draws": None,
         }
     if "worker_options" in raw:
         assert known.options is not None

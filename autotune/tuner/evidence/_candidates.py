@@ -29,6 +29,12 @@ class Candidate:
     # The share of its probe's wall time the script waited in the loader (None: not read):
     # of the script as written, the most that loader settings alone can give back.
     data_wait: float | None = None
+    # Its main process kept more than one core busy with torch's intra-op threads: one probe
+    # of it is one draw of a rate that moves from process to process (``_draws.py``).
+    threads_busy: bool = False
+    # Measured again in a fresh process for that reason: each probe is one draw of its rate,
+    # whose windows are that probe's noise; the spread between its probes is not noise.
+    drawn: bool = False
 
     def readings(self) -> Windows:
         """``windows`` with their interference readings (unread where they do not match)."""
@@ -93,6 +99,9 @@ class Plan:
     fresh: bool = False
     # Interleaved rounds of a fresh re-measure, where not the default two.
     rounds: int | None = None
+    # Measure the baseline alone once more, afresh: one probe of it is one draw
+    # (``_draws.with_second_draw``).
+    baseline_again: bool = False
 
     @property
     def skipped(self) -> bool:

@@ -52,6 +52,7 @@ from autotune.tuner.evidence._candidates import (
     medians_text,
     separated,
 )
+from autotune.tuner.evidence._draws import draws_rate, draws_text, threads_busy, with_second_draw
 from autotune.tuner.evidence._fresh import (
     confirm_fresh,
     steady_plan,
@@ -259,6 +260,10 @@ def confirm_plan(
             measure(runs, probe)
             if extra is not None and extra in runs:
                 runs.remove(extra)  # once is enough for the speedup's denominator
+    again = plan.baseline_again and baseline is not None
+    if again and baseline is not None:
+        measure([baseline], probe)
+        baseline.drawn = True
     choice = choose(candidates, baseline, plan.margin)
     winner = choice.winner
     lo, hi = ci95_median(winner.windows)
@@ -268,13 +273,16 @@ def confirm_plan(
         median=median(winner.windows),
         ci95=[lo, hi],
         fastest=choice.fastest.trial,
-        baseline_median=median(baseline.windows) if baseline and baseline.windows else None,
+        baseline_median=(draws_rate(baseline) if again else median(baseline.windows))
+        if baseline and baseline.windows
+        else None,
         probe_seconds=sum(c.probe_seconds for c in {id(c): c for c in spent}.values()),
         candidates=contenders(candidates),
         skipped=plan.skipped,
         why=plan.why,
         interval=describe_interval(winner),
         choice=choice.why,
+        draws=draws_text(baseline) if again and baseline is not None else None,
     )
 
 
@@ -306,6 +314,7 @@ def _candidate(trial: optuna.trial.FrozenTrial) -> Candidate:
         peak_rss=result.peak_rss_bytes or 0,
         interference=seen,
         data_wait=result.data_wait_fraction,
+        threads_busy=threads_busy(result),
     )
 
 
@@ -331,9 +340,15 @@ def confirm_study(
     plan = confirmation_plan(pool, base, top, steady_load=steady_load(trials))
     if not plan.candidates:
         return None
-    if not may_probe and (plan.remeasure or plan.fresh):
+    plan = with_second_draw(plan, base)
+    if not may_probe and (plan.remeasure or plan.fresh or plan.baseline_again):
         plan = replace(
-            plan, remeasure=False, remeasure_baseline=False, fresh=False, why=UNCONFIRMED
+            plan,
+            remeasure=False,
+            remeasure_baseline=False,
+            fresh=False,
+            baseline_again=False,
+            why=UNCONFIRMED,
         )
     note(f"  confirmation: {plan.why}")
     result = confirm_plan(plan, lambda cand: probe(None if cand is base else cand.config))

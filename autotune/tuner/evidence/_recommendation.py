@@ -264,7 +264,13 @@ def summarize(study: optuna.Study, storage: str) -> Answer:
         verdict=known.verdict,
         stop_reason=known.stop_reason,
         choice="; ".join(
-            s for s in (_choice(trials, best, best_rate, confirmation), given_note) if s
+            s
+            for s in (
+                _choice(trials, best, best_rate, confirmation),
+                given_note,
+                confirmation.draws if confirmation is not None and speedup != 1.0 else None,
+            )
+            if s
         )
         or None,
         cores=cores_text(identity.hardware),

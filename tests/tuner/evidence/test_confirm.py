@@ -34,6 +34,7 @@ KEYS = {
     "fresh",
     "incomparable",
     "choice",
+    "draws",
 }
 
 
