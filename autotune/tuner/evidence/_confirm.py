@@ -260,10 +260,10 @@ def confirm_plan(
             measure(runs, probe)
             if extra is not None and extra in runs:
                 runs.remove(extra)  # once is enough for the speedup's denominator
-    again = plan.baseline_again and baseline is not None
-    if again and baseline is not None:
+    again = False
+    if plan.baseline_again and baseline is not None:
         measure([baseline], probe)
-        baseline.drawn = True
+        baseline.drawn = again = True
     choice = choose(candidates, baseline, plan.margin)
     winner = choice.winner
     lo, hi = ci95_median(winner.windows)
@@ -282,7 +282,7 @@ def confirm_plan(
         why=plan.why,
         interval=describe_interval(winner),
         choice=choice.why,
-        draws=draws_text(baseline) if again and baseline is not None else None,
+        draws=draws_text(baseline) if again and baseline else None,
     )
 
 
